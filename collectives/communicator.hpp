@@ -1,0 +1,52 @@
+#pragma once
+// The communicator interface: the only way the decoder and the sweeps talk to
+// peers. Two implementations: MPI (host buffers) and NCCL (device buffers).
+// Backends never call MPI or NCCL directly.
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace tpb {
+
+enum class DataType { f32, bf16, f16 };
+std::size_t element_size(DataType type);
+std::string to_string(DataType type);
+DataType parse_datatype(const std::string& text);  // "float"/"f32", "bf16", "half"/"f16"; UsageError otherwise
+
+enum class MemoryKind { host, device };
+
+// cudaStream_t for NCCL, ignored (nullptr) for MPI. Kept opaque so that this
+// header compiles without CUDA.
+using StreamHandle = void*;
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+
+  virtual std::string backend_name() const = 0;  // "mpi" or "nccl"
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  virtual MemoryKind memory_kind() const = 0;  // where all_reduce buffers must live
+
+  // Sum over the group of `count` elements; in place when send == recv.
+  // MPI: returns when done. NCCL: enqueued on `stream`; call synchronize().
+  virtual void all_reduce(const void* send, void* recv, std::size_t count, DataType type, StreamHandle stream) = 0;
+  // Concatenates `count_per_rank` elements from each rank, in rank order.
+  virtual void all_gather(const void* send, void* recv, std::size_t count_per_rank, DataType type,
+                          StreamHandle stream) = 0;
+  // Host-side barrier over the group (always through MPI).
+  virtual void barrier() = 0;
+  // Waits for work enqueued on `stream` (no-op for MPI).
+  virtual void synchronize(StreamHandle stream) = 0;
+
+  // Groups ranks by `color` (same meaning as MPI_Comm_split); collective over this group.
+  virtual std::unique_ptr<Communicator> split(int color, int key) = 0;
+
+  // Buffers in the memory this communicator works on.
+  virtual void* allocate(std::size_t bytes) = 0;
+  virtual void release(void* buffer) = 0;
+  virtual void copy_from_host(void* dst, const void* src, std::size_t bytes) = 0;
+  virtual void copy_to_host(void* dst, const void* src, std::size_t bytes) = 0;
+};
+
+}  // namespace tpb

@@ -1,0 +1,26 @@
+#pragma once
+// What the CUDA side of this build can see. Safe to call on any host: without
+// a driver or a GPU it reports zero devices instead of failing.
+#include <string>
+#include <vector>
+
+namespace tpb {
+
+struct CudaInfo {
+  bool compiled_in = false;           // this build has the CUDA backend and NCCL
+  int device_count = 0;               // visible devices (0 without driver or GPU)
+  std::string runtime_version;        // "13.0", empty when not compiled in
+  std::string driver_version;         // "13.0", empty without a driver
+  std::string nccl_version;           // "2.28.3", empty when not compiled in
+  std::vector<std::string> device_names;
+};
+
+CudaInfo query_cuda_info();
+
+// Selects device `index` for this process (CUDA builds); no-op otherwise.
+void bind_cuda_device(int index);
+
+// Name of device `index`, "" when CUDA is absent.
+std::string cuda_device_name(int index);
+
+}  // namespace tpb

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs everything tpbench needs on Debian 12 from apt. Idempotent and quiet
+# unless something fails. Never installs CUDA: the build uses nvcc when it exists
+# (on PATH or at /usr/local/cuda/bin/nvcc).
+set -euo pipefail
+
+packages=(
+  build-essential cmake git pkg-config            # toolchain
+  libopenmpi-dev openmpi-bin                      # MPI (mpirun, mpicc)
+  libhdf5-dev hdf5-tools                          # results files, h5dump
+  libopenblas-openmp-dev                          # BLAS, OpenMP build (shares the OpenMP pool)
+  nlohmann-json3-dev libcli11-dev libfmt-dev      # config files, CLI, formatting
+  libgtest-dev                                    # tests
+  python3-h5py python3-matplotlib                 # report plots, via /usr/bin/python3
+  slurm-wlm munge                                 # a real local Slurm for the job-script tests
+  iproute2                                        # network namespaces for the two-host test
+  clang libclang-rt-14-dev                        # libFuzzer and sanitizer runtimes
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! { $SUDO apt-get update -qq && \
+       DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+  echo "jobs/setup.sh: apt-get failed installing: ${missing[*]}" >&2
+  tail -n 30 "$log" >&2
+  exit 1
+fi
+echo "jobs/setup.sh: installed ${missing[*]}"

@@ -1,0 +1,9 @@
+#pragma once
+// Every subcommand's registration function, one per source file.
+#include "mpi_bench/command.hpp"
+
+namespace tpb {
+
+void add_info_command(CLI::App& root, CommandList& commands);  // info_command.cpp
+
+}  // namespace tpb

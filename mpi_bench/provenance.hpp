@@ -1,0 +1,16 @@
+#pragma once
+// Collects /meta provenance: command line, nodes, rank map, library versions
+// and the environment variables that change timing.
+#include "mpi_bench/rank_context.hpp"
+#include "results/results_file.hpp"
+
+namespace tpb {
+
+// Collective only in what RankContext already gathered; cheap on every rank.
+RunMeta collect_run_meta(const RankContext& ranks, int argc, char** argv);
+
+// True for variables that change timing: OMP_*, GOMP_*, OPENBLAS_*, NCCL_*,
+// OMPI_MCA_*, UCX_*, CUDA_*, GLIBC_TUNABLES.
+bool is_timing_knob(const std::string& variable_name);
+
+}  // namespace tpb

@@ -1,0 +1,115 @@
+#include "mpi_bench/rank_context.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+#include <sched.h>
+
+#include <cstdlib>
+
+#include "collectives/mpi_check.hpp"
+#include "common/cuda_info.hpp"
+
+namespace tpb {
+namespace {
+
+// Strings travel as fixed-size fields: node names are short and bounded by MPI.
+constexpr int kNameField = MPI_MAX_PROCESSOR_NAME;
+constexpr int kDeviceField = 128;
+
+struct PackedPlacement {
+  int ints[5];  // local_rank, local_size, gpu, omp_threads, rank
+  char node[kNameField];
+  char device[kDeviceField];
+};
+
+PackedPlacement pack(const RankPlacement& p) {
+  PackedPlacement packed{};
+  packed.ints[0] = p.local_rank;
+  packed.ints[1] = p.local_size;
+  packed.ints[2] = p.gpu;
+  packed.ints[3] = p.omp_threads;
+  packed.ints[4] = p.rank;
+  fmt::format_to_n(packed.node, kNameField - 1, "{}", p.node);
+  fmt::format_to_n(packed.device, kDeviceField - 1, "{}", p.device);
+  return packed;
+}
+
+RankPlacement unpack(const PackedPlacement& packed) {
+  RankPlacement p;
+  p.local_rank = packed.ints[0];
+  p.local_size = packed.ints[1];
+  p.gpu = packed.ints[2];
+  p.omp_threads = packed.ints[3];
+  p.rank = packed.ints[4];
+  p.node = packed.node;
+  p.device = packed.device;
+  return p;
+}
+
+}  // namespace
+
+MpiSession::MpiSession(int& argc, char**& argv) {
+  int provided = 0;
+  // FUNNELED: only the main thread calls MPI; OpenMP threads never do.
+  MPI_CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided));
+  MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+}
+
+MpiSession::~MpiSession() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+int allowed_core_count() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+  return std::max(1, CPU_COUNT(&set));
+}
+
+RankContext bootstrap_ranks(MPI_Comm world, bool use_gpu) {
+  RankContext ctx;
+  ctx.world = world;
+  MPI_CHECK(MPI_Comm_rank(world, &ctx.rank));
+  MPI_CHECK(MPI_Comm_size(world, &ctx.size));
+
+  char name[MPI_MAX_PROCESSOR_NAME];
+  int name_length = 0;
+  MPI_CHECK(MPI_Get_processor_name(name, &name_length));
+  ctx.self.rank = ctx.rank;
+  ctx.self.node.assign(name, static_cast<std::size_t>(name_length));
+  set_error_context(ctx.rank, ctx.self.node);
+
+  MPI_Comm node_comm = MPI_COMM_NULL;
+  MPI_CHECK(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, ctx.rank, MPI_INFO_NULL, &node_comm));
+  MPI_CHECK(MPI_Comm_rank(node_comm, &ctx.self.local_rank));
+  MPI_CHECK(MPI_Comm_size(node_comm, &ctx.self.local_size));
+  MPI_CHECK(MPI_Comm_free(&node_comm));
+
+  if (use_gpu) {
+    const CudaInfo cuda = query_cuda_info();
+    if (cuda.device_count == 0)
+      throw UsageError("--backend: a GPU backend was requested but this rank sees no CUDA device");
+    ctx.self.gpu = ctx.self.local_rank % cuda.device_count;
+    bind_cuda_device(ctx.self.gpu);
+    ctx.self.device = cuda.device_names[static_cast<std::size_t>(ctx.self.gpu)];
+    ctx.self.omp_threads = 1;
+  } else {
+    // OMP_NUM_THREADS wins when set; otherwise use every core this rank may
+    // run on (mpirun binds one core per rank by default).
+    if (std::getenv("OMP_NUM_THREADS") == nullptr) omp_set_num_threads(allowed_core_count());
+    ctx.self.omp_threads = omp_get_max_threads();
+    ctx.self.device = fmt::format("cpu ({} OpenMP threads)", ctx.self.omp_threads);
+  }
+
+  const PackedPlacement mine = pack(ctx.self);
+  std::vector<PackedPlacement> all(static_cast<std::size_t>(ctx.size));
+  MPI_CHECK(MPI_Allgather(&mine, sizeof(PackedPlacement), MPI_BYTE, all.data(), sizeof(PackedPlacement), MPI_BYTE,
+                          world));
+  ctx.rank_map.reserve(all.size());
+  for (const auto& packed : all) ctx.rank_map.push_back(unpack(packed));
+  return ctx;
+}
+
+}  // namespace tpb
