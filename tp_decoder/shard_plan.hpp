@@ -1,0 +1,94 @@
+#pragma once
+// Tensor parallelism as one table and one function (as gpt-fast's tp.py):
+// Q/K/V and gate/up are split by output rows (column-parallel, Q, K and V
+// separately by heads), O and down by input columns (row-parallel, followed
+// by an all-reduce), the LM head by vocabulary rows (followed by an
+// all-gather of logits), embedding and norms replicated. KV heads are split
+// when kv_heads >= k and replicated when kv_heads < k (as vLLM does).
+//
+// C++17-clean: included by .cu files.
+#include <array>
+#include <cstdint>
+
+#include "tp_decoder/model_config.hpp"
+
+namespace tpb {
+
+// Every weight tensor of the decoder. The value is part of the synthetic
+// weight key (synthetic_tensor_key): never renumber.
+enum class TensorKind : int {
+  embedding = 0,   // (vocab, hidden)
+  attn_norm = 1,   // (1, hidden)
+  wq = 2,          // (heads * head_dim, hidden)
+  wk = 3,          // (kv_heads * head_dim, hidden)
+  wv = 4,          // (kv_heads * head_dim, hidden)
+  bq = 5,          // (1, heads * head_dim), qwen2 only
+  bk = 6,          // (1, kv_heads * head_dim), qwen2 only
+  bv = 7,          // (1, kv_heads * head_dim), qwen2 only
+  wo = 8,          // (hidden, heads * head_dim)
+  ffn_norm = 9,    // (1, hidden)
+  w_gate = 10,     // (intermediate, hidden)
+  w_up = 11,       // (intermediate, hidden)
+  w_down = 12,     // (hidden, intermediate)
+  final_norm = 13, // (1, hidden)
+  lm_head = 14,    // (vocab, hidden); drawn with the embedding's key when tied
+  k_history = 15,  // KV cache history, (batch, kv_heads * positions * head_dim)
+  v_history = 16,
+};
+inline constexpr int kTensorKindCount = 17;
+
+const char* tensor_kind_name(TensorKind kind);  // "wq", "w_down", ...
+
+// Which global dimension a tensor is split along across the k ranks.
+enum class Split {
+  replicated,  // every rank holds the whole tensor
+  rows,        // output rows: column-parallel linear (heads for Q/K/V, vocab for the LM head)
+  cols,        // input columns: row-parallel linear, partial sums all-reduced
+};
+
+// The table: how each tensor is split (KV tensors follow the KV-head rule).
+Split split_of(TensorKind kind);
+
+// One rank's piece of a global (rows x cols) tensor: a rectangle.
+struct TensorSlice {
+  std::int64_t global_rows = 0;
+  std::int64_t global_cols = 0;
+  std::int64_t row_begin = 0;
+  std::int64_t rows = 0;
+  std::int64_t col_begin = 0;
+  std::int64_t cols = 0;
+};
+
+// What one rank of TP-k holds and computes.
+struct ShardPlan {
+  int tp = 1;               // k
+  int rank = 0;             // this rank's index in its TP group
+  int q_heads = 0;          // query heads on this rank: heads / k
+  int q_head_begin = 0;     // first global query head
+  int kv_heads = 0;         // KV heads on this rank: kv_heads / k, or 1 when replicated
+  int kv_head_begin = 0;    // first global KV head
+  bool kv_replicated = false;  // kv_heads < k: several ranks hold the same KV head
+  int intermediate = 0;     // intermediate / k
+  int vocab = 0;            // vocab / k (LM head rows and logits per rank)
+  int head_dim = 0;
+  int hidden = 0;
+  // Global shape and this rank's rectangle of every tensor (KV history excluded: see kv_history_slice).
+  std::array<TensorSlice, kTensorKindCount> slices{};
+
+  const TensorSlice& slice(TensorKind kind) const { return slices[static_cast<int>(kind)]; }
+};
+
+// The one function. Throws UsageError when k does not divide the heads, the
+// KV heads (or k is not a multiple of them), the intermediate size or the
+// vocabulary, naming the quantity: "--tp 3: num_attention_heads (32) is not divisible by 3".
+ShardPlan make_shard_plan(const ModelConfig& config, int tp, int rank);
+
+// Same check without building a plan; empty string when k is valid.
+std::string shard_plan_problem(const ModelConfig& config, int tp);
+
+// The KV history of one layer for `batch` sequences with room for `positions`
+// tokens, as a global (batch, kv_heads * positions * head_dim) tensor, and
+// this rank's rectangle of it (its KV heads).
+TensorSlice kv_history_slice(const ShardPlan& plan, int global_kv_heads, int batch, int positions);
+
+}  // namespace tpb
