@@ -10,6 +10,7 @@ packages=(
   libhdf5-dev hdf5-tools                          # results files, h5dump
   libopenblas-openmp-dev                          # BLAS, OpenMP build (shares the OpenMP pool)
   nlohmann-json3-dev libcli11-dev libfmt-dev      # config files, CLI, formatting
+  libssl-dev                                      # SHA-256 (OpenSSL EVP) sealing pre-registrations
   libgtest-dev                                    # tests
   python3-h5py python3-matplotlib                 # report plots, via /usr/bin/python3
   slurm-wlm munge                                 # a real local Slurm for the job-script tests

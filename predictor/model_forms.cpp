@@ -1,0 +1,64 @@
+#include "predictor/model_forms.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "common/error.hpp"
+
+namespace tpb {
+namespace {
+
+double compute_share_us(const FormInputs& in) {
+  TPB_CHECK(in.k >= 1, fmt::format("TP degree {} < 1", in.k));
+  return in.t_compute1_us / in.k;
+}
+
+constexpr std::array kForms{
+    ModelForm{"ideal", "t_compute(1)/k + n_ar*t_ar_sweep(k, ar_bytes) + n_ag*t_ag_sweep(k, ag_bytes)",
+              predict_ideal},
+    ModelForm{"host_floor", "ideal + t_host(k)", predict_host_floor},
+    ModelForm{"max_form", "max(t_host(k), t_compute(1)/k) + n_ar*t_ar_sweep(k, ar_bytes) + n_ag*t_ag_sweep(k, ag_bytes)",
+              predict_max_form},
+    ModelForm{"replay", "t_replay(k) + n_ar*t_ar_sweep(k, ar_bytes) + n_ag*t_ag_sweep(k, ag_bytes)", predict_replay},
+};
+
+Prediction from_terms(const TermShares& terms) { return {terms.total_us(), terms}; }
+
+}  // namespace
+
+double collective_term_us(const FormInputs& in) { return in.n_ar * in.t_ar_sweep_us + in.n_ag * in.t_ag_sweep_us; }
+
+Prediction predict_ideal(const FormInputs& in) {
+  return from_terms({.compute_us = compute_share_us(in), .collective_us = collective_term_us(in), .host_us = 0});
+}
+
+Prediction predict_host_floor(const FormInputs& in) {
+  return from_terms(
+      {.compute_us = compute_share_us(in), .collective_us = collective_term_us(in), .host_us = in.t_host_us});
+}
+
+Prediction predict_max_form(const FormInputs& in) {
+  // The host term counts only where it exceeds the compute it overlaps.
+  const double compute = compute_share_us(in);
+  return from_terms({.compute_us = compute,
+                     .collective_us = collective_term_us(in),
+                     .host_us = std::max(0.0, in.t_host_us - compute)});
+}
+
+Prediction predict_replay(const FormInputs& in) {
+  return from_terms({.compute_us = in.t_replay_us, .collective_us = collective_term_us(in), .host_us = 0});
+}
+
+std::span<const ModelForm> model_forms() { return kForms; }
+
+const ModelForm& find_model_form(std::string_view name) {
+  for (const auto& form : kForms)
+    if (form.name == name) return form;
+  std::string valid;
+  for (const auto& form : kForms) valid += (valid.empty() ? "" : ", ") + std::string(form.name);
+  throw UsageError(fmt::format("unknown model form '{}' (valid: {})", name, valid));
+}
+
+}  // namespace tpb

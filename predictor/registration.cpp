@@ -1,0 +1,175 @@
+#include "predictor/registration.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
+
+namespace tpb {
+namespace {
+
+using nlohmann::ordered_json;
+
+ordered_json terms_json(const TermShares& terms) {
+  return {{"compute_us", terms.compute_us}, {"collective_us", terms.collective_us}, {"host_us", terms.host_us}};
+}
+
+ordered_json inputs_json(const CellInputs& cell) {
+  const FormInputs& in = cell.inputs;
+  return {{"k", in.k},
+          {"batch", cell.batch},
+          {"context", cell.context},
+          {"ar_bytes", cell.ar_bytes},
+          {"ag_bytes", cell.ag_bytes},
+          {"t_compute1_us", in.t_compute1_us},
+          {"t_host_us", in.t_host_us},
+          {"t_replay_us", in.t_replay_us},
+          {"n_ar", in.n_ar},
+          {"t_ar_sweep_us", in.t_ar_sweep_us},
+          {"n_ag", in.n_ag},
+          {"t_ag_sweep_us", in.t_ag_sweep_us}};
+}
+
+template <typename T>
+T field(const ordered_json& object, const char* name) {
+  if (!object.contains(name)) throw UsageError(fmt::format("registration: missing field '{}'", name));
+  try {
+    return object.at(name).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw UsageError(fmt::format("registration: field '{}' has the wrong type", name));
+  }
+}
+
+const ordered_json& section(const ordered_json& object, const char* name) {
+  if (!object.contains(name)) throw UsageError(fmt::format("registration: missing field '{}'", name));
+  return object.at(name);
+}
+
+}  // namespace
+
+std::vector<CellPrediction> predict_all(const std::vector<CellInputs>& calibration) {
+  std::vector<CellPrediction> predictions;
+  for (const auto& form : model_forms())
+    for (const auto& cell : calibration)
+      predictions.push_back({std::string(form.name), cell.inputs.k, cell.batch, cell.context,
+                             form.predict(cell.inputs)});
+  return predictions;
+}
+
+std::string registration_json(const Registration& r) {
+  ordered_json forms = ordered_json::array();
+  for (const auto& form : model_forms())
+    forms.push_back({{"name", std::string(form.name)}, {"formula", std::string(form.formula)}});
+  ordered_json kill = ordered_json::array();
+  for (const auto& row : r.kill_switches)
+    kill.push_back({{"form", row.form}, {"mape_threshold_pct", row.mape_threshold_pct}});
+  ordered_json calibration = ordered_json::array();
+  for (const auto& cell : r.calibration) calibration.push_back(inputs_json(cell));
+  ordered_json predictions = ordered_json::array();
+  for (const auto& p : r.predictions)
+    predictions.push_back({{"form", p.form},
+                           {"k", p.k},
+                           {"batch", p.batch},
+                           {"context", p.context},
+                           {"t_step_us", p.prediction.t_step_us},
+                           {"terms", terms_json(p.prediction.terms)}});
+  const Workload& w = r.workload;
+  const ordered_json document = {
+      {"registration_version", r.version},
+      {"registered_at", r.registered_at},
+      {"tool_version", r.tool_version},
+      {"question", "Does one decode step under tensor parallelism of degree k cost t_compute(1)/k + allreduce(k)?"},
+      {"workload",
+       {{"model", w.model},
+        {"config_path", w.config_path},
+        {"config_sha256", w.config_sha256},
+        {"layers", w.layers},
+        {"hidden_size", w.hidden_size},
+        {"vocab_size", w.vocab_size},
+        {"bytes_per_element", w.bytes_per_element},
+        {"backend", w.backend},
+        {"warmup_iters", w.warmup_iters},
+        {"iters", w.iters},
+        {"bootstrap_seed", w.bootstrap_seed},
+        {"bootstrap_resamples", w.bootstrap_resamples}}},
+      {"grid", {{"tp", r.grid.tp}, {"batch", r.grid.batch}, {"context", r.grid.context}}},
+      {"model_forms", forms},
+      {"kill_switches", kill},
+      {"falsified_when", r.falsification_rule},
+      {"calibration_source",
+       {{"results_file", r.source.results_file},
+        {"datasets", r.source.datasets},
+        {"datasets_sha256", r.source.datasets_sha256}}},
+      {"calibration_inputs", calibration},
+      {"predictions", predictions}};
+  return document.dump(2) + "\n";
+}
+
+Registration parse_registration(std::string_view json_text) {
+  ordered_json doc;
+  try {
+    doc = ordered_json::parse(json_text);
+  } catch (const nlohmann::json::parse_error& error) {
+    throw UsageError(fmt::format("registration is not valid JSON: {}", error.what()));
+  }
+  Registration r;
+  r.version = field<int>(doc, "registration_version");
+  if (r.version != kRegistrationVersion)
+    throw UsageError(fmt::format("registration version {} (this tpbench reads {})", r.version, kRegistrationVersion));
+  r.registered_at = field<std::string>(doc, "registered_at");
+  r.tool_version = field<std::string>(doc, "tool_version");
+  const auto& w = section(doc, "workload");
+  r.workload = {field<std::string>(w, "model"),          field<std::string>(w, "config_path"),
+                field<std::string>(w, "config_sha256"),  field<int>(w, "layers"),
+                field<int>(w, "hidden_size"),            field<int>(w, "vocab_size"),
+                field<int>(w, "bytes_per_element"),      field<std::string>(w, "backend"),
+                field<int>(w, "warmup_iters"),           field<int>(w, "iters"),
+                field<std::uint64_t>(w, "bootstrap_seed"), field<int>(w, "bootstrap_resamples")};
+  const auto& g = section(doc, "grid");
+  r.grid = {field<std::vector<int>>(g, "tp"), field<std::vector<int>>(g, "batch"),
+            field<std::vector<int>>(g, "context")};
+  for (const auto& row : section(doc, "kill_switches"))
+    r.kill_switches.push_back({field<std::string>(row, "form"), field<double>(row, "mape_threshold_pct")});
+  r.falsification_rule = field<std::string>(doc, "falsified_when");
+  const auto& s = section(doc, "calibration_source");
+  r.source = {field<std::string>(s, "results_file"), field<std::vector<std::string>>(s, "datasets"),
+              field<std::string>(s, "datasets_sha256")};
+  for (const auto& c : section(doc, "calibration_inputs")) {
+    CellInputs cell;
+    cell.batch = field<int>(c, "batch");
+    cell.context = field<int>(c, "context");
+    cell.ar_bytes = field<std::int64_t>(c, "ar_bytes");
+    cell.ag_bytes = field<std::int64_t>(c, "ag_bytes");
+    cell.inputs = {field<int>(c, "k"),           field<double>(c, "t_compute1_us"), field<double>(c, "t_host_us"),
+                   field<double>(c, "t_replay_us"), field<int>(c, "n_ar"),         field<double>(c, "t_ar_sweep_us"),
+                   field<int>(c, "n_ag"),        field<double>(c, "t_ag_sweep_us")};
+    r.calibration.push_back(cell);
+  }
+  for (const auto& p : section(doc, "predictions")) {
+    const auto& t = section(p, "terms");
+    const TermShares terms{field<double>(t, "compute_us"), field<double>(t, "collective_us"),
+                           field<double>(t, "host_us")};
+    r.predictions.push_back({field<std::string>(p, "form"), field<int>(p, "k"), field<int>(p, "batch"),
+                             field<int>(p, "context"), {field<double>(p, "t_step_us"), terms}});
+  }
+  return r;
+}
+
+const CellPrediction& find_prediction(const Registration& registration, std::string_view form, int k, int batch,
+                                      int context) {
+  for (const auto& p : registration.predictions)
+    if (p.form == form && p.k == k && p.batch == batch && p.context == context) return p;
+  throw_error("tpbench", 1,
+              fmt::format("no registered prediction for form {} at k={} b={} c={}", form, k, batch, context), __FILE__,
+              __LINE__);
+}
+
+const CellInputs& find_cell_inputs(const Registration& registration, int k, int batch, int context) {
+  for (const auto& cell : registration.calibration)
+    if (cell.inputs.k == k && cell.batch == batch && cell.context == context) return cell;
+  throw_error("tpbench", 1, fmt::format("no calibration inputs registered for k={} b={} c={}", k, batch, context),
+              __FILE__, __LINE__);
+}
+
+}  // namespace tpb

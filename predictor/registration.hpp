@@ -1,0 +1,91 @@
+#pragma once
+// The pre-registration record (predictions.json): what will be measured, what
+// every model form predicts for each cell, the kill switches, and the
+// calibration inputs with the digest of the data they came from. Written and
+// hashed before any TP-k step runs; the verdict judges only against it.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "predictor/kill_switch.hpp"
+#include "predictor/model_forms.hpp"
+
+namespace tpb {
+
+inline constexpr int kRegistrationVersion = 1;
+
+// The declared workload: which decoder, on what, how many samples.
+struct Workload {
+  std::string model;            // config name (file stem)
+  std::string config_path;
+  std::string config_sha256;    // digest of the config file as read
+  int layers = 0;               // layers actually run (--layers or the config's)
+  int hidden_size = 0;
+  int vocab_size = 0;
+  int bytes_per_element = 4;    // of activations on the wire (fp32 on CPU, bf16 on CUDA)
+  std::string backend;          // "cpu" or "cuda"
+  int warmup_iters = 0;
+  int iters = 0;
+  std::uint64_t bootstrap_seed = 0;
+  int bootstrap_resamples = 0;
+};
+
+// The declared grid: every k × batch × context cell is predicted and measured.
+struct Grid {
+  std::vector<int> tp;
+  std::vector<int> batch;
+  std::vector<int> context;
+};
+
+// Calibrated inputs of one cell, and the payloads they were evaluated at.
+struct CellInputs {
+  int batch = 0;
+  int context = 0;
+  std::int64_t ar_bytes = 0;    // batch × hidden × bytes per element
+  std::int64_t ag_bytes = 0;    // per-rank logits slice of the LM head all-gather
+  FormInputs inputs;            // inputs.k is the TP degree
+};
+
+struct CellPrediction {
+  std::string form;
+  int k = 1;
+  int batch = 0;
+  int context = 0;
+  Prediction prediction;
+};
+
+// Where the calibration inputs came from: the raw datasets digested in order.
+struct CalibrationSource {
+  std::string results_file;
+  std::vector<std::string> datasets;  // HDF5 paths, in digest order
+  std::string datasets_sha256;
+};
+
+struct Registration {
+  int version = kRegistrationVersion;
+  std::string registered_at;          // UTC, microseconds: 2026-11-30T04:15:00.123456Z
+  std::string tool_version;
+  Workload workload;
+  Grid grid;
+  std::vector<KillSwitch> kill_switches;
+  std::string falsification_rule;
+  CalibrationSource source;
+  std::vector<CellInputs> calibration;
+  std::vector<CellPrediction> predictions;
+};
+
+// Predicts every cell of `calibration` with every form of model_forms().
+std::vector<CellPrediction> predict_all(const std::vector<CellInputs>& calibration);
+
+// Canonical text (stable key order, 2-space indent): what is hashed and stored.
+std::string registration_json(const Registration& registration);
+// UsageError naming the field when the text is not a registration.
+Registration parse_registration(std::string_view json_text);
+
+// The prediction for (form, k, b, c); tpb::Error when it was not registered.
+const CellPrediction& find_prediction(const Registration& registration, std::string_view form, int k, int batch,
+                                      int context);
+const CellInputs& find_cell_inputs(const Registration& registration, int k, int batch, int context);
+
+}  // namespace tpb
