@@ -36,6 +36,7 @@ enum class TensorRole {
   kv_cache,    // K and V history of one layer
   logits,      // LM head output and the all-gathered logits
   tokens,      // token ids (always i32)
+  table,       // small lookup tables kept exact (RoPE inverse frequencies): always f32
 };
 
 // A 2-D row-major tensor in backend memory; vectors are (1, n). Plain data:
@@ -106,7 +107,7 @@ class Backend {
   virtual void matmul(Tensor& out, const Tensor& in, const Tensor& weight, const Tensor* bias) = 0;
   // Rotates the Q and K heads of qkv in place for token `position`, pairing
   // element i with i + head_dim/2 of each head (Hugging Face rotate_half):
-  //   angle_i = position * inv_freq (1, head_dim/2) [i]   (fp32; llama3 scaling is in inv_freq)
+  //   angle_i = position * inv_freq (1, head_dim/2) [i]   (fp32, TensorRole::table; llama3 scaling is in inv_freq)
   virtual void rope(Tensor& qkv, const AttentionShape& shape, int position, const Tensor& inv_freq) = 0;
   // Copies the K and V parts of qkv into the caches at `position`.
   virtual void kv_write(Tensor& k_cache, Tensor& v_cache, const Tensor& qkv, const AttentionShape& shape,
@@ -146,7 +147,10 @@ class Backend {
 std::vector<std::string> backend_names();
 
 // The backend called `name`. UsageError for an unknown name or one this build
-// lacks ("--backend cuda: this build has no CUDA support").
+// lacks ("--backend cuda: this build has no CUDA support"). Each backend has
+// its own factory, std::unique_ptr<Backend> make_<name>_backend(), declared in
+// tp_decoder/<name>/<name>_backend.hpp; the CUDA one works on the device the
+// rank is bound to (bootstrap_ranks with use_gpu).
 std::unique_ptr<Backend> make_backend(const std::string& name);
 
 // Frees a tensor when it leaves scope (plain Tensor stays copyable for views).
