@@ -3,6 +3,7 @@
 // peers. Two implementations: MPI (host buffers) and NCCL (device buffers).
 // Backends never call MPI or NCCL directly.
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -19,6 +20,14 @@ enum class MemoryKind { host, device };
 // header compiles without CUDA.
 using StreamHandle = void*;
 
+// Work captured once and replayed as a unit (a CUDA graph on NCCL).
+class ReplayableWork {
+ public:
+  virtual ~ReplayableWork() = default;
+  // Enqueues one replay of everything captured on `stream`.
+  virtual void replay(StreamHandle stream) = 0;
+};
+
 class Communicator {
  public:
   virtual ~Communicator() = default;
@@ -31,7 +40,8 @@ class Communicator {
   // Sum over the group of `count` elements; in place when send == recv.
   // MPI: returns when done. NCCL: enqueued on `stream`; call synchronize().
   virtual void all_reduce(const void* send, void* recv, std::size_t count, DataType type, StreamHandle stream) = 0;
-  // Concatenates `count_per_rank` elements from each rank, in rank order.
+  // Concatenates `count_per_rank` elements from each rank, in rank order. In
+  // place (NCCL's convention) when send == recv + rank() * count_per_rank elements.
   virtual void all_gather(const void* send, void* recv, std::size_t count_per_rank, DataType type,
                           StreamHandle stream) = 0;
   // Host-side barrier over the group (always through MPI).
@@ -47,6 +57,13 @@ class Communicator {
   virtual void release(void* buffer) = 0;
   virtual void copy_from_host(void* dst, const void* src, std::size_t bytes) = 0;
   virtual void copy_to_host(void* dst, const void* src, std::size_t bytes) = 0;
+
+  // A stream to enqueue work on: a new CUDA stream on NCCL, nullptr on MPI.
+  virtual StreamHandle create_stream() { return nullptr; }
+  virtual void destroy_stream(StreamHandle) {}
+  // Records the calls `issue` makes on `stream` for replay (CUDA graph
+  // capture on NCCL). Backends without capture throw UsageError.
+  virtual std::unique_ptr<ReplayableWork> capture(StreamHandle stream, const std::function<void()>& issue);
 };
 
 }  // namespace tpb

@@ -16,7 +16,7 @@ MPI_Datatype to_mpi(DataType type) {
   return MPI_FLOAT;
 }
 
-class MpiCommunicator final : public Communicator {
+class MpiCommunicator final : public Communicator, public MpiBacked {
  public:
   explicit MpiCommunicator(MPI_Comm parent) {
     MPI_CHECK(MPI_Comm_dup(parent, &comm_));
@@ -35,7 +35,7 @@ class MpiCommunicator final : public Communicator {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   MemoryKind memory_kind() const override { return MemoryKind::host; }
-  MPI_Comm comm() const { return comm_; }
+  MPI_Comm mpi_comm() const override { return comm_; }
 
   void all_reduce(const void* send, void* recv, std::size_t count, DataType type, StreamHandle) override {
     const void* source = send == recv ? MPI_IN_PLACE : send;
@@ -45,7 +45,11 @@ class MpiCommunicator final : public Communicator {
   void all_gather(const void* send, void* recv, std::size_t count_per_rank, DataType type, StreamHandle) override {
     const MPI_Datatype mpi_type = to_mpi(type);
     const int count = checked_count(count_per_rank);
-    MPI_CHECK(MPI_Allgather(send, count, mpi_type, recv, count, mpi_type, comm_));
+    // NCCL's in-place layout (send is this rank's slot of recv) is MPI_IN_PLACE.
+    const auto* own_slot =
+        static_cast<const char*>(recv) + static_cast<std::size_t>(rank_) * count_per_rank * element_size(type);
+    const void* source = send == own_slot ? MPI_IN_PLACE : send;
+    MPI_CHECK(MPI_Allgather(source, count, mpi_type, recv, count, mpi_type, comm_));
   }
 
   void barrier() override { MPI_CHECK(MPI_Barrier(comm_)); }
@@ -85,7 +89,7 @@ class MpiCommunicator final : public Communicator {
 std::unique_ptr<Communicator> make_mpi_communicator(MPI_Comm comm) { return std::make_unique<MpiCommunicator>(comm); }
 
 MPI_Comm mpi_comm_of(const Communicator& comm) {
-  if (const auto* mpi = dynamic_cast<const MpiCommunicator*>(&comm)) return mpi->comm();
+  if (const auto* backed = dynamic_cast<const MpiBacked*>(&comm)) return backed->mpi_comm();
   throw_error("tpbench", 1, fmt::format("{} communicator has no MPI communicator exposed", comm.backend_name()),
               __FILE__, __LINE__);
 }

@@ -10,6 +10,16 @@
 
 namespace tpb {
 
+// Implemented by every communicator that keeps an MPI communicator underneath
+// (MPI itself; NCCL for bootstrap, barriers and bookkeeping).
+class MpiBacked {
+ public:
+  virtual MPI_Comm mpi_comm() const = 0;
+
+ protected:
+  ~MpiBacked() = default;
+};
+
 // Duplicates `comm`; the returned object owns (and frees) the duplicate.
 std::unique_ptr<Communicator> make_mpi_communicator(MPI_Comm comm);
 

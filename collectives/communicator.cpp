@@ -1,0 +1,14 @@
+#include "collectives/communicator.hpp"
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+
+namespace tpb {
+
+std::unique_ptr<ReplayableWork> Communicator::capture(StreamHandle, const std::function<void()>&) {
+  throw UsageError(fmt::format("--cudagraph: the {} backend cannot capture and replay calls (use --backend nccl)",
+                               backend_name()));
+}
+
+}  // namespace tpb

@@ -1,0 +1,139 @@
+#include "collectives/nccl_communicator.hpp"
+
+#include <fmt/format.h>
+
+#include "collectives/mpi_check.hpp"
+#include "collectives/mpi_communicator.hpp"
+#include "common/cuda_check.hpp"
+
+namespace tpb {
+namespace {
+
+ncclDataType_t to_nccl(DataType type) {
+  switch (type) {
+    case DataType::f32: return ncclFloat32;
+    case DataType::bf16: return ncclBfloat16;
+    case DataType::f16: return ncclFloat16;
+  }
+  throw UsageError("--datatype: unknown datatype");
+}
+
+cudaStream_t cuda_stream(StreamHandle stream) { return static_cast<cudaStream_t>(stream); }
+
+// A CUDA graph of everything captured on one stream.
+class CudaGraphWork final : public ReplayableWork {
+ public:
+  CudaGraphWork(cudaStream_t stream, const std::function<void()>& issue) {
+    // Relaxed: the sweep allocates nothing while capturing, and other threads
+    // (the watchdog) must stay free to call CUDA.
+    CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
+    try {
+      issue();
+    } catch (...) {
+      cudaGraph_t abandoned = nullptr;
+      cudaStreamEndCapture(stream, &abandoned);  // not checked: already failing
+      if (abandoned != nullptr) cudaGraphDestroy(abandoned);
+      throw;
+    }
+    CUDA_CHECK(cudaStreamEndCapture(stream, &graph_));
+    CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
+  }
+  ~CudaGraphWork() override {
+    // Not checked: a destructor must not throw.
+    if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
+    if (graph_ != nullptr) cudaGraphDestroy(graph_);
+  }
+  CudaGraphWork(const CudaGraphWork&) = delete;
+  CudaGraphWork& operator=(const CudaGraphWork&) = delete;
+
+  void replay(StreamHandle stream) override { CUDA_CHECK(cudaGraphLaunch(exec_, cuda_stream(stream))); }
+
+ private:
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+};
+
+class NcclCommunicator final : public Communicator, public MpiBacked {
+ public:
+  explicit NcclCommunicator(MPI_Comm parent) {
+    MPI_CHECK(MPI_Comm_dup(parent, &comm_));
+    MPI_CHECK(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
+    MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
+    MPI_CHECK(MPI_Comm_size(comm_, &size_));
+    ncclUniqueId id{};
+    if (rank_ == 0) NCCL_CHECK(ncclGetUniqueId(&id));
+    MPI_CHECK(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, comm_));
+    NCCL_CHECK(ncclCommInitRank(&nccl_, size_, id, rank_));
+  }
+  ~NcclCommunicator() override {
+    // Not checked: a destructor must not throw, and MPI may be finalizing.
+    if (nccl_ != nullptr) ncclCommDestroy(nccl_);
+    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  }
+  NcclCommunicator(const NcclCommunicator&) = delete;
+  NcclCommunicator& operator=(const NcclCommunicator&) = delete;
+
+  std::string backend_name() const override { return "nccl"; }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  MemoryKind memory_kind() const override { return MemoryKind::device; }
+  MPI_Comm mpi_comm() const override { return comm_; }
+
+  void all_reduce(const void* send, void* recv, std::size_t count, DataType type, StreamHandle stream) override {
+    NCCL_CHECK(ncclAllReduce(send, recv, count, to_nccl(type), ncclSum, nccl_, cuda_stream(stream)));
+  }
+  void all_gather(const void* send, void* recv, std::size_t count_per_rank, DataType type,
+                  StreamHandle stream) override {
+    NCCL_CHECK(ncclAllGather(send, recv, count_per_rank, to_nccl(type), nccl_, cuda_stream(stream)));
+  }
+
+  void barrier() override { MPI_CHECK(MPI_Barrier(comm_)); }
+  void synchronize(StreamHandle stream) override { CUDA_CHECK(cudaStreamSynchronize(cuda_stream(stream))); }
+
+  std::unique_ptr<Communicator> split(int color, int key) override {
+    MPI_Comm child = MPI_COMM_NULL;
+    MPI_CHECK(MPI_Comm_split(comm_, color, key, &child));
+    auto result = std::make_unique<NcclCommunicator>(child);
+    MPI_CHECK(MPI_Comm_free(&child));
+    return result;
+  }
+
+  void* allocate(std::size_t bytes) override {
+    void* buffer = nullptr;
+    CUDA_CHECK(cudaMalloc(&buffer, bytes > 0 ? bytes : 1));
+    return buffer;
+  }
+  void release(void* buffer) override { CUDA_CHECK(cudaFree(buffer)); }
+  void copy_from_host(void* dst, const void* src, std::size_t bytes) override {
+    CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  }
+  void copy_to_host(void* dst, const void* src, std::size_t bytes) override {
+    CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+  }
+
+  StreamHandle create_stream() override {
+    cudaStream_t stream = nullptr;
+    // Non-blocking: the legacy default stream can neither overlap nor be captured.
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    return stream;
+  }
+  void destroy_stream(StreamHandle stream) override { CUDA_CHECK(cudaStreamDestroy(cuda_stream(stream))); }
+  std::unique_ptr<ReplayableWork> capture(StreamHandle stream, const std::function<void()>& issue) override {
+    TPB_CHECK(stream != nullptr, "CUDA graph capture needs a stream from create_stream()");
+    return std::make_unique<CudaGraphWork>(cuda_stream(stream), issue);
+  }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  ncclComm_t nccl_ = nullptr;
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+}  // namespace
+
+std::unique_ptr<Communicator> make_nccl_communicator(MPI_Comm comm) {
+  return std::make_unique<NcclCommunicator>(comm);
+}
+
+}  // namespace tpb

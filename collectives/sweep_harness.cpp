@@ -1,0 +1,252 @@
+#include "collectives/sweep_harness.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <numeric>
+
+#include "collectives/element_codec.hpp"
+#include "collectives/mpi_check.hpp"
+#include "collectives/mpi_communicator.hpp"
+#include "common/error.hpp"
+
+namespace tpb {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Every timed and checked call of one group at one payload, on buffers
+// allocated once at the largest payload of the sweep.
+class GroupBench {
+ public:
+  GroupBench(Communicator& group, const CollectiveSpec& spec, const SweepOptions& options)
+      : group_(group), spec_(spec), options_(options), element_bytes_(element_size(options.type)) {
+    const std::size_t max_bytes = options.sizes_bytes.empty() ? 0 : options.sizes_bytes.back();
+    const std::size_t max_send = spec.send_count(max_bytes, element_bytes_, group.size());
+    const std::size_t max_recv = spec.recv_count(max_send, group.size());
+    send_ = group.allocate(max_send * element_bytes_);
+    recv_ = group.allocate(max_recv * element_bytes_);
+    host_send_.resize(max_send * element_bytes_);
+    host_recv_.resize(max_recv * element_bytes_);
+    stream_ = group.create_stream();
+    // Largest value per rank such that the sum over the group stays exact.
+    modulus_ = static_cast<int>(std::clamp<std::int64_t>(exact_integer_limit(options.type) / group.size(), 1, 16));
+  }
+  ~GroupBench() {
+    // Not checked: a destructor must not throw.
+    try {
+      group_.destroy_stream(stream_);
+      group_.release(send_);
+      group_.release(recv_);
+    } catch (...) {
+    }
+  }
+  GroupBench(const GroupBench&) = delete;
+  GroupBench& operator=(const GroupBench&) = delete;
+
+  std::size_t send_count(std::size_t bytes) const { return spec_.send_count(bytes, element_bytes_, group_.size()); }
+
+  // Untimed calls at one payload: first-call setup (connections, protocol
+  // buffers, page faults) stays out of the samples.
+  void warm_up(std::size_t count, int calls) {
+    for (int i = 0; i < calls; ++i) issue(count, false);
+    group_.synchronize(stream_);
+  }
+
+  // Wrong elements on this rank over options.check_iters verified calls.
+  std::int64_t check(std::size_t count, bool in_place) {
+    std::int64_t wrong = 0;
+    for (int c = 0; c < options_.check_iters; ++c) {
+      fill_inputs(count, in_place);
+      issue(count, in_place);
+      group_.synchronize(stream_);
+      wrong += count_wrong(count);
+    }
+    return wrong;
+  }
+
+  // One sample per iteration: this rank's time for one call (or one graph
+  // replay divided by the calls it holds).
+  std::vector<double> time(std::size_t count, bool in_place) {
+    std::unique_ptr<ReplayableWork> graph;
+    if (options_.graph_calls > 0) {
+      graph = group_.capture(stream_, [&] {
+        for (int g = 0; g < options_.graph_calls; ++g) issue(count, in_place);
+      });
+      graph->replay(stream_);  // the first launch uploads the graph: untimed
+      group_.synchronize(stream_);
+    }
+    const double calls_per_sample = graph ? options_.graph_calls : 1;
+    std::vector<double> samples(static_cast<std::size_t>(options_.iters));
+    for (double& sample : samples) {
+      if (options_.blocking) group_.barrier();
+      const Clock::time_point start = Clock::now();
+      if (graph)
+        graph->replay(stream_);
+      else
+        issue(count, in_place);
+      group_.synchronize(stream_);
+      const std::chrono::duration<double, std::micro> elapsed = Clock::now() - start;
+      sample = elapsed.count() / calls_per_sample;
+    }
+    return samples;
+  }
+
+ private:
+  void issue(std::size_t count, bool in_place) {
+    if (!in_place) {
+      spec_.issue(group_, send_, recv_, count, options_.type, stream_);
+      return;
+    }
+    const std::size_t offset = spec_.in_place_offset(group_.rank(), count) * element_bytes_;
+    spec_.issue(group_, static_cast<char*>(recv_) + offset, recv_, count, options_.type, stream_);
+  }
+
+  // Inputs in place (inside the receive buffer) or in the send buffer, and a
+  // sentinel everywhere else in the receive buffer, so that an element the
+  // collective never wrote is counted wrong.
+  void fill_inputs(std::size_t count, bool in_place) {
+    const std::size_t recv_count = spec_.recv_count(count, group_.size());
+    for (std::size_t j = 0; j < recv_count; ++j) store_element(host_recv_.data(), j, options_.type, -1.0);
+    const std::size_t offset = in_place ? spec_.in_place_offset(group_.rank(), count) : 0;
+    void* inputs = in_place ? static_cast<void*>(host_recv_.data()) : static_cast<void*>(host_send_.data());
+    for (std::size_t i = 0; i < count; ++i)
+      store_element(inputs, offset + i, options_.type, input_value(group_.rank(), i, modulus_));
+    if (!in_place) group_.copy_from_host(send_, host_send_.data(), count * element_bytes_);
+    group_.copy_from_host(recv_, host_recv_.data(), recv_count * element_bytes_);
+  }
+
+  std::int64_t count_wrong(std::size_t count) {
+    const std::size_t recv_count = spec_.recv_count(count, group_.size());
+    group_.copy_to_host(host_recv_.data(), recv_, recv_count * element_bytes_);
+    std::int64_t wrong = 0;
+    for (std::size_t j = 0; j < recv_count; ++j)
+      if (load_element(host_recv_.data(), j, options_.type) != spec_.expected(j, count, group_.size(), modulus_))
+        ++wrong;
+    return wrong;
+  }
+
+  Communicator& group_;
+  const CollectiveSpec& spec_;
+  const SweepOptions& options_;
+  std::size_t element_bytes_;
+  void* send_ = nullptr;
+  void* recv_ = nullptr;
+  std::vector<unsigned char> host_send_;
+  std::vector<unsigned char> host_recv_;
+  StreamHandle stream_ = nullptr;
+  int modulus_ = 1;
+};
+
+// Every rank's samples, [iteration][rank], on every rank of the group.
+std::vector<double> gather_samples(MPI_Comm comm, const std::vector<double>& mine, int ranks) {
+  const int iters = static_cast<int>(mine.size());
+  std::vector<double> by_rank(mine.size() * static_cast<std::size_t>(ranks));
+  MPI_CHECK(MPI_Allgather(mine.data(), iters, MPI_DOUBLE, by_rank.data(), iters, MPI_DOUBLE, comm));
+  std::vector<double> by_iteration(by_rank.size());
+  for (int r = 0; r < ranks; ++r)
+    for (int i = 0; i < iters; ++i)
+      by_iteration[static_cast<std::size_t>(i * ranks + r)] = by_rank[static_cast<std::size_t>(r * iters + i)];
+  return by_iteration;
+}
+
+std::vector<std::int64_t> gather_counts(MPI_Comm comm, std::int64_t mine, int ranks) {
+  std::vector<std::int64_t> all(static_cast<std::size_t>(ranks));
+  MPI_CHECK(MPI_Allgather(&mine, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, comm));
+  return all;
+}
+
+}  // namespace
+
+double median_of(std::vector<double> values) {
+  TPB_CHECK(!values.empty(), "median of an empty sample");
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  if (values.size() % 2 == 1) return *middle;
+  const double upper = *middle;
+  const double lower = *std::max_element(values.begin(), middle);
+  return 0.5 * (lower + upper);
+}
+
+PointSummary summarize_times(const std::vector<double>& time_us, int ranks, std::size_t bytes, double bus_factor) {
+  const auto columns = static_cast<std::size_t>(ranks);
+  const std::size_t iters = time_us.size() / columns;
+  std::vector<double> slowest(iters);
+  for (std::size_t i = 0; i < iters; ++i)
+    slowest[i] = *std::max_element(time_us.begin() + static_cast<std::ptrdiff_t>(i * columns),
+                                   time_us.begin() + static_cast<std::ptrdiff_t>((i + 1) * columns));
+  std::vector<double> rank_medians(columns);
+  for (std::size_t r = 0; r < columns; ++r) {
+    std::vector<double> own(iters);
+    for (std::size_t i = 0; i < iters; ++i) own[i] = time_us[i * columns + r];
+    rank_medians[r] = median_of(own);
+  }
+  PointSummary summary;
+  summary.time_us = median_of(slowest);
+  summary.rank_min_us = *std::min_element(rank_medians.begin(), rank_medians.end());
+  summary.rank_max_us = *std::max_element(rank_medians.begin(), rank_medians.end());
+  summary.rank_avg_us = std::accumulate(rank_medians.begin(), rank_medians.end(), 0.0) / static_cast<double>(columns);
+  // bytes per us / 1e3 = GB/s
+  summary.algbw_GBps = summary.time_us > 0.0 ? static_cast<double>(bytes) / summary.time_us / 1e3 : 0.0;
+  summary.busbw_GBps = summary.algbw_GBps * bus_factor;
+  return summary;
+}
+
+std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_bytes, std::size_t step_factor,
+                                     std::size_t step_bytes) {
+  TPB_CHECK(min_bytes > 0 && min_bytes <= max_bytes && (step_bytes > 0 || step_factor > 1),
+            fmt::format("sweep_sizes: invalid range {}..{} (factor {}, step {})", min_bytes, max_bytes, step_factor,
+                        step_bytes));
+  std::vector<std::size_t> sizes;
+  for (std::size_t bytes = min_bytes; bytes <= max_bytes;) {
+    sizes.push_back(bytes);
+    const std::size_t next = step_bytes > 0 ? bytes + step_bytes : bytes * step_factor;
+    if (next <= bytes) break;  // overflow
+    bytes = next;
+  }
+  return sizes;
+}
+
+SweepResult run_collective_sweep(Communicator& group, const CollectiveSpec& spec, const SweepOptions& options) {
+  TPB_CHECK(!options.sizes_bytes.empty() && options.iters >= 1,
+            "run_collective_sweep needs at least one size and one iteration");
+  const MPI_Comm comm = mpi_comm_of(group);
+  const int ranks = group.size();
+  SweepResult result;
+  result.operation = spec.name;
+  result.backend = group.backend_name();
+  result.type = options.type;
+  result.group_size = ranks;
+  result.iters = options.iters;
+  result.bus_factor = spec.bus_factor(ranks);
+
+  GroupBench bench(group, spec, options);
+  // Both ends of the range: the largest size sets up the big protocol
+  // buffers, the smallest the latency path the first samples take.
+  bench.warm_up(bench.send_count(options.sizes_bytes.back()), options.warmup_iters);
+  bench.warm_up(bench.send_count(options.sizes_bytes.front()), options.warmup_iters);
+
+  for (std::size_t s = 0; s < options.sizes_bytes.size(); ++s) {
+    SweepPoint point;
+    point.count = bench.send_count(options.sizes_bytes[s]);
+    point.bytes = spec.payload_bytes(point.count, element_size(options.type), ranks);
+    if (options.on_point) options.on_point(SweepProgress{&spec.name, ranks, point.bytes, s, options.sizes_bytes.size()});
+    const std::int64_t wrong = bench.check(point.count, false);
+    const std::vector<double> samples = bench.time(point.count, false);
+    const std::int64_t wrong_inplace = bench.check(point.count, true);
+    const std::vector<double> samples_inplace = bench.time(point.count, true);
+
+    point.time_us = gather_samples(comm, samples, ranks);
+    point.time_inplace_us = gather_samples(comm, samples_inplace, ranks);
+    point.wrong = gather_counts(comm, wrong, ranks);
+    point.wrong_inplace = gather_counts(comm, wrong_inplace, ranks);
+    point.out_of_place = summarize_times(point.time_us, ranks, point.bytes, result.bus_factor);
+    point.in_place = summarize_times(point.time_inplace_us, ranks, point.bytes, result.bus_factor);
+    result.points.push_back(std::move(point));
+  }
+  return result;
+}
+
+}  // namespace tpb
