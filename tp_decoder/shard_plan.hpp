@@ -9,6 +9,7 @@
 // C++17-clean: included by .cu files.
 #include <array>
 #include <cstdint>
+#include <string>
 
 #include "tp_decoder/model_config.hpp"
 
@@ -39,15 +40,26 @@ inline constexpr int kTensorKindCount = 17;
 
 const char* tensor_kind_name(TensorKind kind);  // "wq", "w_down", ...
 
-// Which global dimension a tensor is split along across the k ranks.
+// Which stored dimension a tensor is split along across the k ranks.
+// Weights are stored (out_features, in_features) as in Hugging Face, biases
+// and gains (1, features).
 enum class Split {
   replicated,  // every rank holds the whole tensor
-  rows,        // output rows: column-parallel linear (heads for Q/K/V, vocab for the LM head)
-  cols,        // input columns: row-parallel linear, partial sums all-reduced
+  rows,        // weight output features: column-parallel linear (Q/K/V by heads, gate/up, LM head by vocab)
+  cols,        // weight input features: row-parallel linear (O, down), partial sums all-reduced;
+               // also the features of a bias of a column-parallel linear
 };
 
-// The table: how each tensor is split (KV tensors follow the KV-head rule).
-Split split_of(TensorKind kind);
+// The quantity whose range a rank owns along the split dimension.
+enum class Part { none, q_heads, kv_heads, intermediate, vocab };
+
+// The table (Megatron-LM / vLLM layout): how each weight tensor is split.
+struct ShardRule {
+  TensorKind kind;
+  Split split;
+  Part part;
+};
+const std::array<ShardRule, 15>& shard_rules();
 
 // One rank's piece of a global (rows x cols) tensor: a rectangle.
 struct TensorSlice {

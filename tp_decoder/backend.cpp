@@ -1,0 +1,61 @@
+#include "tp_decoder/backend.hpp"
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "tp_decoder/cpu/cpu_backend.hpp"  // make_cpu_backend
+#if defined(TPB_CUDA_BACKEND)
+#include "tp_decoder/cuda/cuda_backend.hpp"  // make_cuda_backend
+#endif
+
+namespace tpb {
+
+std::size_t element_size(ElementType type) {
+  switch (type) {
+    case ElementType::f32: return 4;
+    case ElementType::bf16: return 2;
+    case ElementType::i32: return 4;
+  }
+  return 0;
+}
+
+std::string to_string(ElementType type) {
+  switch (type) {
+    case ElementType::f32: return "f32";
+    case ElementType::bf16: return "bf16";
+    case ElementType::i32: return "i32";
+  }
+  return "?";
+}
+
+DataType comm_datatype(ElementType type) {
+  switch (type) {
+    case ElementType::f32: return DataType::f32;
+    case ElementType::bf16: return DataType::bf16;
+    case ElementType::i32: break;
+  }
+  TPB_CHECK(false, "collectives carry only f32 or bf16 tensors");
+  return DataType::f32;
+}
+
+std::vector<std::string> backend_names() {
+#if defined(TPB_CUDA_BACKEND)
+  return {"cpu", "cuda"};
+#else
+  return {"cpu"};
+#endif
+}
+
+std::unique_ptr<Backend> make_backend(const std::string& name) {
+  if (name == "cpu") return make_cpu_backend();
+  if (name == "cuda") {
+#if defined(TPB_CUDA_BACKEND)
+    return make_cuda_backend();
+#else
+    throw UsageError("--backend cuda: this build has no CUDA support (rebuild where nvcc is found, TPB_CUDA=AUTO or ON)");
+#endif
+  }
+  throw UsageError(fmt::format("--backend: invalid value '{}' (expected {})", name, fmt::join(backend_names(), " or ")));
+}
+
+}  // namespace tpb

@@ -1,0 +1,89 @@
+#pragma once
+// One decode step of a TP-sharded decoder, written once against the backend
+// interface (llama2.c's forward()). The step is the same at every degree k:
+// only the shard plan's shapes differ, and two all-reduces per layer join the
+// ranks' partial sums.
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "collectives/communicator.hpp"
+#include "tp_decoder/backend.hpp"
+#include "tp_decoder/model_config.hpp"
+#include "tp_decoder/shard_plan.hpp"
+#include "tp_decoder/weights.hpp"
+
+namespace tpb {
+
+// One rank's activations and KV cache for `batch` sequences (llama2.c's RunState).
+struct DecodeState {
+  AttentionShape shape;     // this rank's heads, cache capacity context + 1
+  int position = 0;         // the token decoded: every sequence holds `context` tokens before it
+  OwnedTensor tokens;       // (1, b) input token of each sequence
+  OwnedTensor x;            // (b, hidden) residual stream
+  OwnedTensor xn;           // (b, hidden) normalised residual
+  OwnedTensor qkv;          // (b, (q_heads + 2*kv_heads) * head_dim)
+  OwnedTensor att;          // (b, q_heads * head_dim) attention output
+  OwnedTensor partial;      // (b, hidden) O or down output: a partial sum until all-reduced in place
+  OwnedTensor gate_up;      // (b, 2 * intermediate/k)
+  OwnedTensor act;          // (b, intermediate/k)
+  OwnedTensor logits;       // (b, vocab/k) this rank's vocabulary shard
+  OwnedTensor logits_all;   // (k * b, vocab/k) every shard, in rank order, after the all-gather
+  OwnedTensor next_tokens;  // (1, b) greedy choice
+  std::vector<OwnedTensor> k_cache;  // per layer (b, kv_heads * (context+1) * head_dim)
+  std::vector<OwnedTensor> v_cache;
+};
+
+// Allocates the state, draws the KV history of positions [0, context) from
+// the synthetic KV tensors (so TP-k caches are slices of TP-1's) and the
+// input tokens from the seed.
+DecodeState build_decode_state(Backend& backend, const ModelConfig& config, const ShardPlan& plan, int batch,
+                               int context, std::uint64_t seed);
+
+// The synthetic input token of sequence `sequence` (same at every degree).
+std::int32_t synthetic_token(const ModelConfig& config, std::uint64_t seed, int sequence);
+
+// Phases the step's time is split into; each operation belongs to one.
+enum class Phase : int {
+  embedding, norm, qkv, rope_kv, attention, o_proj, all_reduce, residual, gate_up, silu_mul, down, lm_head,
+  all_gather, argmax
+};
+inline constexpr int kPhaseCount = 14;
+const char* phase_name(Phase phase);  // "qkv", "all_reduce", ...
+
+// Per-operation timestamps on the backend's stream: each mark closes the
+// interval since the previous one and books it to a phase. Host clock reads
+// on host-synchronous backends, events elsewhere (only when profiling: they
+// perturb an eager GPU step).
+class StepTimeline {
+ public:
+  StepTimeline(Backend& backend, int max_marks);
+  ~StepTimeline();
+  StepTimeline(const StepTimeline&) = delete;
+  StepTimeline& operator=(const StepTimeline&) = delete;
+
+  void start();
+  void mark(Phase phase);
+  // After the step has completed: microseconds per phase, summed over layers.
+  std::array<double, kPhaseCount> phase_us();
+
+ private:
+  Backend& backend_;
+  std::vector<EventHandle> events_;
+  std::vector<Phase> phases_;  // phases_[i]: the interval ending at events_[i + 1]
+};
+
+// Events a step needs: the start, 14 marks per layer, 5 outside the layers.
+int step_mark_count(const ModelConfig& config);
+
+// Called after each layer with the residual stream (checks only; never timed).
+using LayerObserver = std::function<void(int layer, const Tensor& x)>;
+
+// One decode step. `group` is null when collectives are skipped (--no-comm,
+// replay): the numerics are then wrong for k > 1 and the tokens come from this
+// rank's vocabulary shard only. `timeline` and `after_layer` may be null/empty.
+void decode_step(Backend& backend, Communicator* group, const ModelConfig& config, const DecoderWeights& weights,
+                 DecodeState& state, StepTimeline* timeline, const LayerObserver& after_layer = {});
+
+}  // namespace tpb

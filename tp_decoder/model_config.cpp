@@ -1,0 +1,185 @@
+#include "tp_decoder/model_config.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/error.hpp"
+
+namespace tpb {
+namespace {
+
+using nlohmann::json;
+
+// Reads fields of one config, naming the file and the field in every error.
+class FieldReader {
+ public:
+  FieldReader(const json& object, std::string source) : object_(object), source_(std::move(source)) {}
+
+  [[noreturn]] void fail(const std::string& field, const std::string& problem) const {
+    throw UsageError(fmt::format("config {}: {}: {}", source_, field, problem));
+  }
+
+  bool has(const std::string& field) const { return object_.contains(field) && !object_.at(field).is_null(); }
+
+  int positive_int(const std::string& field) const {
+    if (!has(field)) fail(field, "missing (required)");
+    const json& value = object_.at(field);
+    if (!value.is_number_integer()) fail(field, fmt::format("expected a whole number, got {}", value.dump()));
+    const long long number = value.get<long long>();
+    if (number < 1 || number > (1LL << 30)) fail(field, fmt::format("expected a positive count, got {}", number));
+    return static_cast<int>(number);
+  }
+
+  int positive_int_or(const std::string& field, int fallback) const {
+    return has(field) ? positive_int(field) : fallback;
+  }
+
+  double positive_number_or(const std::string& field, double fallback) const {
+    if (!has(field)) return fallback;
+    const json& value = object_.at(field);
+    if (!value.is_number()) fail(field, fmt::format("expected a number, got {}", value.dump()));
+    const double number = value.get<double>();
+    if (!(number > 0)) fail(field, fmt::format("expected a positive number, got {}", value.dump()));
+    return number;
+  }
+
+  bool boolean_or(const std::string& field, bool fallback) const {
+    if (!has(field)) return fallback;
+    const json& value = object_.at(field);
+    if (!value.is_boolean()) fail(field, fmt::format("expected true or false, got {}", value.dump()));
+    return value.get<bool>();
+  }
+
+  std::string text(const std::string& field) const {
+    if (!has(field)) fail(field, "missing (required)");
+    const json& value = object_.at(field);
+    if (!value.is_string()) fail(field, fmt::format("expected a string, got {}", value.dump()));
+    return value.get<std::string>();
+  }
+
+  const json& object() const { return object_; }
+  const std::string& source() const { return source_; }
+
+ private:
+  const json& object_;
+  std::string source_;
+};
+
+// Fields whose presence means a model the decode step does not compute.
+void refuse_unsupported(const FieldReader& in, const std::string& model_type) {
+  for (const char* moe : {"num_local_experts", "num_experts", "n_routed_experts", "num_experts_per_tok", "moe_intermediate_size"})
+    if (in.has(moe)) in.fail(moe, "mixture-of-experts models are not supported");
+  if (in.has("hidden_act") && in.text("hidden_act") != "silu")
+    in.fail("hidden_act", fmt::format("only silu is supported, got '{}'", in.text("hidden_act")));
+  if (in.boolean_or("attention_bias", false)) in.fail("attention_bias", "attention biases are only supported as qwen2's q/k/v biases");
+  if (in.boolean_or("mlp_bias", false)) in.fail("mlp_bias", "MLP biases are not supported");
+  // Qwen2 configs carry sliding_window but enable it only with use_sliding_window.
+  if (model_type == "qwen2") {
+    if (in.boolean_or("use_sliding_window", false)) in.fail("use_sliding_window", "sliding-window attention is not supported");
+  } else if (in.has("sliding_window")) {
+    in.fail("sliding_window", "sliding-window attention is not supported (null or absent is)");
+  }
+}
+
+RopeScaling read_rope_scaling(const FieldReader& in) {
+  RopeScaling scaling;
+  if (!in.has("rope_scaling")) return scaling;
+  const json& object = in.object().at("rope_scaling");
+  if (!object.is_object()) in.fail("rope_scaling", fmt::format("expected an object or null, got {}", object.dump()));
+  const FieldReader rope(object, in.source());
+  // Older configs name the kind "type", newer ones "rope_type".
+  const std::string kind = rope.has("rope_type") ? rope.text("rope_type") : rope.has("type") ? rope.text("type") : "";
+  if (kind == "default") return scaling;
+  if (kind != "llama3")
+    in.fail("rope_scaling.rope_type", fmt::format("only 'llama3' (or 'default') is supported, got '{}'", kind));
+  scaling.llama3 = true;
+  scaling.factor = rope.positive_number_or("factor", 0.0);
+  scaling.low_freq_factor = rope.positive_number_or("low_freq_factor", 0.0);
+  scaling.high_freq_factor = rope.positive_number_or("high_freq_factor", 0.0);
+  scaling.original_max_position_embeddings = rope.positive_number_or("original_max_position_embeddings", 0.0);
+  for (const char* field : {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"})
+    if (!rope.has(field)) in.fail(std::string("rope_scaling.") + field, "missing (required by rope_type llama3)");
+  if (!(scaling.high_freq_factor > scaling.low_freq_factor))
+    in.fail("rope_scaling.high_freq_factor",
+            fmt::format("must exceed low_freq_factor ({}), got {}", scaling.low_freq_factor, scaling.high_freq_factor));
+  return scaling;
+}
+
+}  // namespace
+
+ModelConfig parse_model_config(const std::string& json_text, const std::string& source) {
+  json document;
+  try {
+    document = json::parse(json_text);
+  } catch (const json::parse_error& error) {
+    throw UsageError(fmt::format("config {}: not valid JSON ({})", source, error.what()));
+  }
+  if (!document.is_object()) throw UsageError(fmt::format("config {}: expected a JSON object", source));
+  const FieldReader in(document, source);
+
+  ModelConfig config;
+  config.model_type = in.text("model_type");
+  if (config.model_type != "llama" && config.model_type != "mistral" && config.model_type != "qwen2")
+    in.fail("model_type", fmt::format("expected llama, mistral or qwen2, got '{}'", config.model_type));
+  refuse_unsupported(in, config.model_type);
+
+  config.hidden_size = in.positive_int("hidden_size");
+  config.intermediate_size = in.positive_int("intermediate_size");
+  config.num_layers = in.positive_int("num_hidden_layers");
+  config.num_layers_in_file = config.num_layers;
+  config.num_heads = in.positive_int("num_attention_heads");
+  config.num_kv_heads = in.positive_int_or("num_key_value_heads", config.num_heads);
+  config.vocab_size = in.positive_int("vocab_size");
+  config.max_position_embeddings = in.positive_int_or("max_position_embeddings", 2048);
+  config.rms_norm_eps = in.positive_number_or("rms_norm_eps", 1e-6);
+  config.rope_theta = in.positive_number_or("rope_theta", 10000.0);
+  config.rope_scaling = read_rope_scaling(in);
+  config.tie_word_embeddings = in.boolean_or("tie_word_embeddings", false);
+  config.qkv_bias = config.model_type == "qwen2";
+
+  if (config.num_heads % config.num_kv_heads != 0)
+    in.fail("num_key_value_heads", fmt::format("must divide num_attention_heads ({}), got {}", config.num_heads,
+                                               config.num_kv_heads));
+  if (in.has("head_dim")) {
+    config.head_dim = in.positive_int("head_dim");
+  } else {
+    if (config.hidden_size % config.num_heads != 0)
+      in.fail("hidden_size", fmt::format("not divisible by num_attention_heads ({}) and no head_dim given, got {}",
+                                         config.num_heads, config.hidden_size));
+    config.head_dim = config.hidden_size / config.num_heads;
+  }
+  if (config.head_dim % 2 != 0) in.fail("head_dim", fmt::format("must be even for RoPE, got {}", config.head_dim));
+  config.json_text = json_text;
+  config.name = std::filesystem::path(source).stem().string();
+  return config;
+}
+
+ModelConfig load_model_config(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw UsageError(fmt::format("--model: cannot read config file '{}'", path));
+  std::ostringstream text;
+  text << file.rdbuf();
+  return parse_model_config(text.str(), path);
+}
+
+ModelConfig with_layers(ModelConfig config, int layers) {
+  if (layers < 1) throw UsageError(fmt::format("--layers: invalid value '{}' (expected at least 1)", layers));
+  config.num_layers = layers;
+  return config;
+}
+
+long long parameter_count(const ModelConfig& config) {
+  const long long hidden = config.hidden_size;
+  const long long attention = hidden * config.q_dim() * 2 + hidden * config.kv_dim() * 2 +
+                              (config.qkv_bias ? config.q_dim() + 2LL * config.kv_dim() : 0);
+  const long long mlp = 3LL * hidden * config.intermediate_size;
+  const long long layer = attention + mlp + 2 * hidden;
+  const long long embedding = static_cast<long long>(config.vocab_size) * hidden;
+  return config.num_layers * layer + hidden + embedding * (config.tie_word_embeddings ? 1 : 2);
+}
+
+}  // namespace tpb

@@ -1,0 +1,143 @@
+#include "tp_decoder/shard_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <utility>
+
+#include "common/error.hpp"
+
+namespace tpb {
+
+const char* tensor_kind_name(TensorKind kind) {
+  switch (kind) {
+    case TensorKind::embedding: return "embedding";
+    case TensorKind::attn_norm: return "attn_norm";
+    case TensorKind::wq: return "wq";
+    case TensorKind::wk: return "wk";
+    case TensorKind::wv: return "wv";
+    case TensorKind::bq: return "bq";
+    case TensorKind::bk: return "bk";
+    case TensorKind::bv: return "bv";
+    case TensorKind::wo: return "wo";
+    case TensorKind::ffn_norm: return "ffn_norm";
+    case TensorKind::w_gate: return "w_gate";
+    case TensorKind::w_up: return "w_up";
+    case TensorKind::w_down: return "w_down";
+    case TensorKind::final_norm: return "final_norm";
+    case TensorKind::lm_head: return "lm_head";
+    case TensorKind::k_history: return "k_history";
+    case TensorKind::v_history: return "v_history";
+  }
+  return "?";
+}
+
+const std::array<ShardRule, 15>& shard_rules() {
+  static const std::array<ShardRule, 15> rules{{
+      {TensorKind::embedding, Split::replicated, Part::none},
+      {TensorKind::attn_norm, Split::replicated, Part::none},
+      {TensorKind::wq, Split::rows, Part::q_heads},        // column-parallel, by query head
+      {TensorKind::wk, Split::rows, Part::kv_heads},       // column-parallel, by KV head
+      {TensorKind::wv, Split::rows, Part::kv_heads},
+      {TensorKind::bq, Split::cols, Part::q_heads},        // bias (1, out): follows its weight's rows
+      {TensorKind::bk, Split::cols, Part::kv_heads},
+      {TensorKind::bv, Split::cols, Part::kv_heads},
+      {TensorKind::wo, Split::cols, Part::q_heads},        // row-parallel: all-reduce after
+      {TensorKind::ffn_norm, Split::replicated, Part::none},
+      {TensorKind::w_gate, Split::rows, Part::intermediate},
+      {TensorKind::w_up, Split::rows, Part::intermediate},
+      {TensorKind::w_down, Split::cols, Part::intermediate},  // row-parallel: all-reduce after
+      {TensorKind::final_norm, Split::replicated, Part::none},
+      {TensorKind::lm_head, Split::rows, Part::vocab},     // vocab-parallel: all-gather of logits after
+  }};
+  return rules;
+}
+
+std::string shard_plan_problem(const ModelConfig& config, int tp) {
+  if (tp < 1) return fmt::format("--tp {}: the degree must be at least 1", tp);
+  const auto not_divisible = [tp](const char* quantity, int value) {
+    return fmt::format("--tp {}: {} ({}) is not divisible by {}", tp, quantity, value, tp);
+  };
+  if (config.num_heads % tp != 0) return not_divisible("num_attention_heads", config.num_heads);
+  if (config.num_kv_heads >= tp && config.num_kv_heads % tp != 0)
+    return not_divisible("num_key_value_heads", config.num_kv_heads);
+  if (config.num_kv_heads < tp && tp % config.num_kv_heads != 0)
+    return fmt::format("--tp {}: {} is not a multiple of num_key_value_heads ({}), so KV heads cannot be replicated evenly",
+                       tp, tp, config.num_kv_heads);
+  if (config.intermediate_size % tp != 0) return not_divisible("intermediate_size", config.intermediate_size);
+  if (config.vocab_size % tp != 0) return not_divisible("vocab_size", config.vocab_size);
+  return {};
+}
+
+ShardPlan make_shard_plan(const ModelConfig& config, int tp, int rank) {
+  if (const std::string problem = shard_plan_problem(config, tp); !problem.empty()) throw UsageError(problem);
+  TPB_CHECK(rank >= 0 && rank < tp, fmt::format("shard plan: rank {} outside a TP-{} group", rank, tp));
+
+  ShardPlan plan;
+  plan.tp = tp;
+  plan.rank = rank;
+  plan.hidden = config.hidden_size;
+  plan.head_dim = config.head_dim;
+  plan.q_heads = config.num_heads / tp;
+  plan.q_head_begin = rank * plan.q_heads;
+  plan.kv_replicated = config.num_kv_heads < tp;
+  if (plan.kv_replicated) {
+    // tp / kv_heads consecutive ranks share one KV head: the one their query heads read.
+    plan.kv_heads = 1;
+    plan.kv_head_begin = rank / (tp / config.num_kv_heads);
+  } else {
+    plan.kv_heads = config.num_kv_heads / tp;
+    plan.kv_head_begin = rank * plan.kv_heads;
+  }
+  plan.intermediate = config.intermediate_size / tp;
+  plan.vocab = config.vocab_size / tp;
+
+  // Global (rows, cols) of each tensor as Hugging Face stores it.
+  const std::int64_t hidden = config.hidden_size;
+  const auto global_shape = [&config, hidden](TensorKind kind) -> std::pair<std::int64_t, std::int64_t> {
+    switch (kind) {
+      case TensorKind::embedding: case TensorKind::lm_head: return {config.vocab_size, hidden};
+      case TensorKind::wq: return {config.q_dim(), hidden};
+      case TensorKind::wk: case TensorKind::wv: return {config.kv_dim(), hidden};
+      case TensorKind::bq: return {1, config.q_dim()};
+      case TensorKind::bk: case TensorKind::bv: return {1, config.kv_dim()};
+      case TensorKind::wo: return {hidden, config.q_dim()};
+      case TensorKind::w_gate: case TensorKind::w_up: return {config.intermediate_size, hidden};
+      case TensorKind::w_down: return {hidden, config.intermediate_size};
+      default: return {1, hidden};  // norm gains
+    }
+  };
+  // This rank's [begin, begin + count) of each split quantity, in elements.
+  const auto owned_range = [&plan](Part part) -> std::pair<std::int64_t, std::int64_t> {
+    const std::int64_t hd = plan.head_dim;
+    switch (part) {
+      case Part::q_heads: return {plan.q_head_begin * hd, plan.q_heads * hd};
+      case Part::kv_heads: return {plan.kv_head_begin * hd, plan.kv_heads * hd};
+      case Part::intermediate: return {std::int64_t{plan.rank} * plan.intermediate, plan.intermediate};
+      case Part::vocab: return {std::int64_t{plan.rank} * plan.vocab, plan.vocab};
+      case Part::none: break;
+    }
+    return {0, 0};
+  };
+  for (const ShardRule& rule : shard_rules()) {
+    const auto [rows, cols] = global_shape(rule.kind);
+    TensorSlice slice{rows, cols, 0, rows, 0, cols};
+    const auto [begin, count] = owned_range(rule.part);
+    if (rule.split == Split::rows) {
+      slice.row_begin = begin;
+      slice.rows = count;
+    } else if (rule.split == Split::cols) {
+      slice.col_begin = begin;
+      slice.cols = count;
+    }
+    plan.slices[static_cast<int>(rule.kind)] = slice;
+  }
+  return plan;
+}
+
+TensorSlice kv_history_slice(const ShardPlan& plan, int global_kv_heads, int batch, int positions) {
+  const std::int64_t per_head = static_cast<std::int64_t>(positions) * plan.head_dim;
+  return TensorSlice{batch, global_kv_heads * per_head, 0, batch, plan.kv_head_begin * per_head,
+                     plan.kv_heads * per_head};
+}
+
+}  // namespace tpb

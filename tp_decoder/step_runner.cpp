@@ -1,0 +1,178 @@
+#include "tp_decoder/step_runner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+#include "common/error.hpp"
+
+namespace tpb {
+
+double relative_logit_tolerance(ElementType activation_type) {
+  return activation_type == ElementType::f32 ? 1e-4 : 5e-2;
+}
+
+std::string logit_tolerance_reason(ElementType activation_type) {
+  if (activation_type == ElementType::f32)
+    return "fp32: TP-k sums in a different order than TP-1 (k partial sums joined by the all-reduce, narrower GEMMs "
+           "blocked differently); a few ulps per reduction compounding over the layers stays far below 1e-4 of the "
+           "largest logit, while a sharding error moves logits by O(1)";
+  return "bf16: activations are rounded to 8 mantissa bits (2^-8 = 3.9e-3 relative) after every operation, and the "
+         "TP-k rounding points differ from TP-1's";
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double microseconds(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double, std::micro>(to - from).count();
+}
+
+std::string where(const Communicator* group) {
+  return group ? fmt::format("rank {} of a TP-{} group", group->rank(), group->size()) : "the replay rank";
+}
+
+void require_finite(const std::vector<float>& values, const std::string& what, const Communicator* group) {
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (!std::isfinite(values[i]))
+      throw_error("tpbench", 1, fmt::format("non-finite value {} in {} (element {}) on {}", values[i], what, i, where(group)),
+                  __FILE__, __LINE__);
+}
+
+// One step's logits as (batch, vocab) in vocabulary order, from the all-gathered (k*b, vocab/k) layout.
+std::vector<float> logits_in_vocab_order(Backend& backend, const Tensor& gathered, int shards, int batch) {
+  std::vector<float> raw(static_cast<std::size_t>(gathered.numel()));
+  backend.download(gathered, raw.data());
+  const std::size_t shard_vocab = static_cast<std::size_t>(gathered.cols);
+  std::vector<float> ordered(raw.size());
+  for (int s = 0; s < shards; ++s)
+    for (int b = 0; b < batch; ++b)
+      std::copy_n(raw.begin() + static_cast<std::ptrdiff_t>((static_cast<std::size_t>(s) * batch + b) * shard_vocab),
+                  shard_vocab,
+                  ordered.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(b) * shard_vocab * shards +
+                                                                 s * shard_vocab));
+  return ordered;
+}
+
+std::vector<std::int32_t> download_tokens(Backend& backend, const Tensor& tokens) {
+  std::vector<std::int32_t> ids(static_cast<std::size_t>(tokens.numel()));
+  backend.download_tokens(tokens, ids.data());
+  return ids;
+}
+
+// Outside any timing: one step with every layer's output inspected, then
+// (on the group's first rank, k > 1, collectives on) the same step at TP-1.
+StepCheck check_step(Backend& backend, Communicator* comm, const ModelConfig& config, const StepPoint& point,
+                     const StepOptions& options, const DecoderWeights& weights, DecodeState& state) {
+  const LayerObserver finite_after_layer = [&](int layer, const Tensor& x) {
+    std::vector<float> values(static_cast<std::size_t>(x.numel()));
+    backend.download(x, values.data());
+    require_finite(values, fmt::format("the hidden state after layer {}", layer), comm);
+  };
+  decode_step(backend, comm, config, weights, state, nullptr, finite_after_layer);
+  backend.synchronize();
+  const int shards = comm ? comm->size() : 1;
+  const std::vector<float> logits =
+      logits_in_vocab_order(backend, comm ? *state.logits_all : *state.logits, shards, point.batch);
+  require_finite(logits, "the logits", comm);
+
+  StepCheck check;
+  check.tokens = download_tokens(backend, *state.next_tokens);
+  if (!comm || comm->rank() != 0 || point.tp == 1) return check;
+
+  const ShardPlan plan1 = make_shard_plan(config, 1, 0);
+  const DecoderWeights weights1 = build_decoder_weights(backend, config, plan1, options.seed);
+  DecodeState state1 = build_decode_state(backend, config, plan1, point.batch, point.context, options.seed);
+  decode_step(backend, nullptr, config, weights1, state1, nullptr);
+  backend.synchronize();
+  const std::vector<float> reference = logits_in_vocab_order(backend, *state1.logits, 1, point.batch);
+  check.reference_tokens = download_tokens(backend, *state1.next_tokens);
+  check.compared = true;
+  for (std::size_t i = 0; i < reference.size(); ++i) {
+    check.max_abs_logit = std::max(check.max_abs_logit, static_cast<double>(std::fabs(reference[i])));
+    check.max_abs_logit_diff =
+        std::max(check.max_abs_logit_diff, static_cast<double>(std::fabs(logits[i] - reference[i])));
+  }
+  check.tolerance = relative_logit_tolerance(state.logits->type) * std::max(1.0, check.max_abs_logit);
+  if (check.tokens != check.reference_tokens)
+    check.failure = fmt::format("TP-{} greedy tokens [{}] differ from TP-1's [{}]", point.tp,
+                                fmt::join(check.tokens, ","), fmt::join(check.reference_tokens, ","));
+  else if (!(check.max_abs_logit_diff <= check.tolerance))
+    check.failure = fmt::format("TP-{} logits differ from TP-1's by {:.3g}, above the tolerance {:.3g} ({})", point.tp,
+                                check.max_abs_logit_diff, check.tolerance, logit_tolerance_reason(state.logits->type));
+  return check;
+}
+
+}  // namespace
+
+StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfig& config, const StepPoint& point,
+                         const StepOptions& options) {
+  if (group) {
+    TPB_CHECK(group->size() == point.tp,
+              fmt::format("step: a TP-{} point needs a group of {} ranks, got {}", point.tp, point.tp, group->size()));
+    if (group->memory_kind() != backend.memory_kind())
+      throw UsageError(fmt::format("--backend {}: the {} communicator works on {} memory, the backend on {}",
+                                   backend.name(), group->backend_name(),
+                                   group->memory_kind() == MemoryKind::host ? "host" : "device",
+                                   backend.memory_kind() == MemoryKind::host ? "host" : "device"));
+  }
+  const ShardPlan plan = make_shard_plan(config, point.tp, group ? group->rank() : 0);
+  const DecoderWeights weights = build_decoder_weights(backend, config, plan, options.seed);
+  DecodeState state = build_decode_state(backend, config, plan, point.batch, point.context, options.seed);
+  Communicator* comm = options.no_comm ? nullptr : group;
+
+  StepTerms terms;
+  terms.weight_type = backend.storage_type(TensorRole::weight);
+  terms.activation_type = state.partial->type;
+  terms.ar_bytes = static_cast<std::int64_t>(state.partial->bytes());
+  terms.n_ar = comm ? 2LL * config.num_layers : 0;
+  terms.weight_bytes_per_step = weight_bytes_per_step(config, plan, terms.weight_type, point.batch);
+  terms.device = backend.device_description();
+  if (options.check) terms.check = check_step(backend, comm, config, point, options, weights, state);
+
+  // Per-op timestamps: always on where they are host clock reads, only when
+  // profiling where they are device events (they perturb an eager GPU step),
+  // never inside a captured graph.
+  const bool timed_ops = !options.graph && (backend.host_synchronous() ? options.timers : options.profile);
+  std::unique_ptr<StepTimeline> timeline;
+  if (timed_ops) timeline = std::make_unique<StepTimeline>(backend, step_mark_count(config));
+
+  if (options.graph) {
+    decode_step(backend, comm, config, weights, state, nullptr);  // first-call setup stays out of the capture
+    backend.synchronize();
+    backend.capture_begin();
+    decode_step(backend, comm, config, weights, state, nullptr);
+    backend.capture_end();
+  }
+
+  for (int iteration = 0; iteration < options.warmup + options.iters; ++iteration) {
+    if (group) group->barrier();
+    const Clock::time_point start = Clock::now();
+    if (options.graph)
+      backend.graph_launch();
+    else
+      decode_step(backend, comm, config, weights, state, timeline.get());
+    const Clock::time_point issued = Clock::now();
+    backend.synchronize();
+    const Clock::time_point finished = Clock::now();
+    if (iteration < options.warmup) continue;
+
+    terms.t_rank_us.push_back(microseconds(start, finished));
+    terms.t_host_us.push_back(microseconds(start, issued));
+    if (timeline) {
+      const std::array<double, kPhaseCount> phases = timeline->phase_us();
+      for (int p = 0; p < kPhaseCount; ++p) terms.phase_us[static_cast<std::size_t>(p)].push_back(phases[static_cast<std::size_t>(p)]);
+      if (comm) {
+        terms.t_ar_insitu_us.push_back(phases[static_cast<std::size_t>(Phase::all_reduce)]);
+        terms.t_ag_insitu_us.push_back(phases[static_cast<std::size_t>(Phase::all_gather)]);
+      }
+    }
+  }
+  return terms;
+}
+
+}  // namespace tpb

@@ -1,0 +1,80 @@
+#pragma once
+// Runs one (k, b, c) point of the decode step on one rank of a TP-k group and
+// returns what that rank measured, per timed iteration. Used in-process by the
+// step, replay and study commands; gathering across ranks and writing HDF5 is
+// the caller's (mpi_bench/step_output.hpp).
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collectives/communicator.hpp"
+#include "tp_decoder/backend.hpp"
+#include "tp_decoder/decode_step.hpp"
+#include "tp_decoder/model_config.hpp"
+#include "tp_decoder/weights.hpp"
+
+namespace tpb {
+
+struct StepOptions {
+  int warmup = 3;       // untimed steps first (page faults, BLAS/cuBLAS/NCCL first-call setup)
+  int iters = 20;       // timed steps
+  bool no_comm = false; // skip the collectives: the compute term alone (numerics wrong for k > 1)
+  bool graph = false;   // capture the step once and replay it (backends with graphs only)
+  bool profile = false; // per-op events where they perturb the step (CUDA eager)
+  bool timers = true;   // per-op timers on host-synchronous backends; off only to measure their cost
+  bool check = false;   // before timing: TP-k against TP-1, and NaN/Inf per layer
+  std::uint64_t seed = kDefaultSeed;
+};
+
+struct StepPoint {
+  int tp = 1;       // k
+  int batch = 1;    // b: sequences decoded together
+  int context = 0;  // c: tokens of KV history per sequence; the step attends over c + 1
+};
+
+// Logit tolerance of TP-k against TP-1, relative to the largest |TP-1 logit|,
+// with its reason. f32: sums run in a different order (k partial sums, then
+// the all-reduce; BLAS blocks differently for k-times narrower shards), a few
+// ulps per reduction compounding over the layers. bf16: every activation is
+// rounded to 8 mantissa bits at each operation.
+double relative_logit_tolerance(ElementType activation_type);
+std::string logit_tolerance_reason(ElementType activation_type);
+
+struct StepCheck {
+  bool compared = false;           // this rank compared TP-k with a TP-1 step (first rank of a group, k > 1)
+  double max_abs_logit_diff = 0;   // max |TP-k - TP-1| over all logits of all sequences
+  double max_abs_logit = 0;        // max |TP-1 logit|
+  double tolerance = 0;            // absolute: relative tolerance * max(1, max_abs_logit)
+  std::vector<std::int32_t> tokens;            // TP-k greedy tokens
+  std::vector<std::int32_t> reference_tokens;  // TP-1 greedy tokens
+  std::string failure;             // empty when the check passed
+};
+
+// One rank's terms; every vector has one entry per timed iteration.
+struct StepTerms {
+  std::vector<double> t_rank_us;       // this rank: start barrier to step done (t_step = max over the group)
+  std::vector<double> t_host_us;       // start to the return of the issue loop (before the final synchronize)
+  std::vector<double> t_ar_insitu_us;  // inside the all-reduce calls; empty when not measured
+  std::vector<double> t_ag_insitu_us;  // inside the logits all-gather; empty when not measured
+  std::array<std::vector<double>, kPhaseCount> phase_us;  // per phase, summed over layers; empty when not measured
+
+  // What ran.
+  std::int64_t ar_bytes = 0;               // one all-reduce payload: b * hidden * activation bytes
+  std::int64_t n_ar = 0;                   // all-reduces per step: 2 per layer (0 issued with no_comm)
+  std::int64_t weight_bytes_per_step = 0;  // weights this rank reads per step
+  ElementType weight_type = ElementType::f32;
+  ElementType activation_type = ElementType::f32;
+  std::string device;
+  StepCheck check;
+};
+
+// Runs `point` on this rank. `group` is this rank's TP-k communicator
+// (size == point.tp; barriers always go through it, collectives unless
+// no_comm); null means replay: this one rank runs the shard shapes of rank 0
+// of TP-k with no collectives at all. The group's memory kind must match the
+// backend's. Collective over `group`.
+StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfig& config, const StepPoint& point,
+                         const StepOptions& options);
+
+}  // namespace tpb
