@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("tpbench ") + TPB_TOOL_VERSION);
   tpb::CommandList commands;
   tpb::add_info_command(app, commands);
+  tpb::add_sweep_command(app, commands);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,305 @@
+// mpi_bench sweep: standalone collective sweeps in nccl-tests' conventions
+// (flags, columns, busbw), for every TP degree of the launch in one run, with
+// every sample kept, a latency-bandwidth fit per degree and HDF5 output.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+
+#include "collectives/communicator_factory.hpp"
+#include "collectives/mpi_check.hpp"
+#include "collectives/sweep_table.hpp"
+#include "collectives/tp_sweep.hpp"
+#include "common/cuda_info.hpp"
+#include "common/error.hpp"
+#include "common/parse.hpp"
+#include "mpi_bench/collective_validation.hpp"
+#include "mpi_bench/commands.hpp"
+#include "mpi_bench/provenance.hpp"
+#include "mpi_bench/rank_context.hpp"
+#include "mpi_bench/sweep_output.hpp"
+#include "results/results_file.hpp"
+#include "tpb_version.hpp"
+
+namespace tpb {
+namespace {
+
+// As typed; parsed and checked on every rank before anything runs.
+struct SweepCommandOptions {
+  std::string min_bytes = "8";       // -b
+  std::string max_bytes = "16M";     // -e
+  std::string step_factor = "2";     // -f
+  std::string step_bytes;            // -i (wins over -f when given)
+  std::string warmup_iters = "5";    // -w
+  std::string iters = "20";          // -n
+  std::string check_iters = "1";     // -c
+  std::string datatype = "float";    // -d
+  std::string graph_calls = "0";     // -G
+  std::string blocking = "0";        // -z
+  std::string backend;               // empty: nccl with a GPU, else mpi
+  std::string tp;                    // empty: every k dividing the world size
+  std::string operations = "allreduce";
+  std::string output;                // -o FILE.h5
+  bool overwrite = false;
+  std::string csv;
+  std::string json;
+};
+
+// The options after parsing.
+struct SweepPlan {
+  SweepOptions sweep;
+  std::string backend;
+  std::vector<int> tp_degrees;
+  std::vector<const CollectiveSpec*> specs;
+  std::size_t min_bytes = 0, max_bytes = 0, step_factor = 0, step_bytes = 0;
+};
+
+constexpr std::size_t kMaxSizes = 4096;
+// Open MPI's all-reduce temporary buffer at or above this size is always
+// mmap-ed by glibc (its dynamic mmap threshold tops out at 32 MiB).
+constexpr std::size_t kMmapThresholdMax = std::size_t{32} << 20;
+
+std::string default_backend() {
+  const CudaInfo cuda = query_cuda_info();
+  return cuda.compiled_in && cuda.device_count > 0 ? "nccl" : "mpi";
+}
+
+int to_int(long long value) { return static_cast<int>(value); }
+
+// "allreduce,allgather" -> {"allreduce", "allgather"}.
+std::vector<std::string> split_names(const std::string& text) {
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    names.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return names;
+}
+
+SweepPlan parse_plan(const SweepCommandOptions& o, int world_size) {
+  SweepPlan plan;
+  plan.min_bytes = parse_bytes("-b/--minbytes", o.min_bytes);
+  plan.max_bytes = parse_bytes("-e/--maxbytes", o.max_bytes);
+  if (plan.min_bytes == 0) throw UsageError("-b/--minbytes: 0 is not a payload (expected at least one element)");
+  if (plan.min_bytes > plan.max_bytes)
+    throw UsageError(fmt::format("-b/--minbytes: {} is larger than -e/--maxbytes {}", o.min_bytes, o.max_bytes));
+  if (o.step_bytes.empty())
+    plan.step_factor = static_cast<std::size_t>(parse_integer("-f/--stepfactor", o.step_factor, 2));
+  else
+    plan.step_bytes = parse_bytes("-i/--stepbytes", o.step_bytes);
+  if (!o.step_bytes.empty() && plan.step_bytes == 0) throw UsageError("-i/--stepbytes: 0 would never advance");
+  plan.sweep.sizes_bytes = sweep_sizes(plan.min_bytes, plan.max_bytes, plan.step_factor, plan.step_bytes);
+  if (plan.sweep.sizes_bytes.size() > kMaxSizes)
+    throw UsageError(fmt::format("-i/--stepbytes: {} gives {} sizes from {} to {} (at most {})", o.step_bytes,
+                                 plan.sweep.sizes_bytes.size(), o.min_bytes, o.max_bytes, kMaxSizes));
+  plan.sweep.warmup_iters = to_int(parse_integer("-w/--warmup_iters", o.warmup_iters, 0));
+  plan.sweep.iters = to_int(parse_integer("-n/--iters", o.iters, 1));
+  plan.sweep.check_iters = to_int(parse_integer("-c/--check", o.check_iters, 0));
+  plan.sweep.graph_calls = to_int(parse_integer("-G/--cudagraph", o.graph_calls, 0));
+  if (o.blocking != "0" && o.blocking != "1")
+    throw UsageError(fmt::format("-z/--blocking: invalid value '{}' (expected 0 or 1)", o.blocking));
+  plan.sweep.blocking = o.blocking == "1";
+  plan.sweep.type = parse_datatype(o.datatype);
+
+  plan.backend = o.backend.empty() ? default_backend() : o.backend;
+  check_backend_name(plan.backend);
+  if (plan.backend == "mpi" && plan.sweep.type != DataType::f32)
+    throw UsageError(fmt::format("-d/--datatype: '{}' needs --backend nccl (the MPI backend sums float only)",
+                                 o.datatype));
+  if (plan.backend == "mpi" && plan.sweep.graph_calls > 0)
+    throw UsageError(fmt::format("-G/--cudagraph: {} needs --backend nccl (CUDA graphs)", o.graph_calls));
+
+  plan.tp_degrees = o.tp.empty() ? tp_degrees_for(world_size) : parse_int_list("--tp", o.tp, 1);
+  for (int k : plan.tp_degrees) {
+    if (k > world_size)
+      throw UsageError(fmt::format("--tp: {} exceeds the {} ranks of this launch", k, world_size));
+    if (world_size % k != 0)
+      throw UsageError(fmt::format("--tp: {} does not divide the {} ranks of this launch (valid: {})", k, world_size,
+                                   fmt::join(tp_degrees_for(world_size), ",")));
+  }
+  for (const std::string& name : split_names(o.operations)) plan.specs.push_back(&collective_spec_named(name));
+
+  // The smallest payload must hold one element per rank (all-gather splits it k ways).
+  const std::size_t element_bytes = element_size(plan.sweep.type);
+  for (const CollectiveSpec* spec : plan.specs)
+    for (int k : plan.tp_degrees)
+      if (spec->send_count(plan.min_bytes, element_bytes, k) == 0)
+        throw UsageError(fmt::format("-b/--minbytes: {} is less than one {} per rank for {} at k={}", o.min_bytes,
+                                     to_string(plan.sweep.type), spec->name, k));
+  return plan;
+}
+
+// Rank 0's progress for long sweeps: one updating line on a terminal, plain
+// lines (at most one every few seconds) otherwise. Silent for short sweeps.
+class ProgressDisplay {
+ public:
+  explicit ProgressDisplay(bool enabled) : enabled_(enabled), terminal_(isatty(STDERR_FILENO) == 1) {}
+
+  void point(const SweepProgress& p) {
+    if (!enabled_) return;
+    const Clock::time_point now = Clock::now();
+    if (now - start_ < kQuiet) return;
+    if (!terminal_ && now - last_line_ < kPlainInterval) return;
+    last_line_ = now;
+    const std::string text = fmt::format("# sweep {} k={}: {} ({}/{})", *p.operation, p.group_size,
+                                         format_bytes(p.bytes), p.index + 1, p.total);
+    std::fprintf(stderr, terminal_ ? "\r%-60s" : "%s\n", text.c_str());
+    std::fflush(stderr);
+    shown_ = true;
+  }
+  // Clears the updating line before the table of a finished group is printed.
+  void finish_group() {
+    if (enabled_ && terminal_ && shown_) std::fprintf(stderr, "\r%-60s\r", "");
+    shown_ = false;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static constexpr std::chrono::seconds kQuiet{3};
+  static constexpr std::chrono::seconds kPlainInterval{5};
+  bool enabled_;
+  bool terminal_;
+  bool shown_ = false;
+  Clock::time_point start_ = Clock::now();
+  Clock::time_point last_line_{};
+};
+
+// First size at or above 32 MiB whose algbw falls more than 2.5x below the
+// previous size's: on the MPI backend, glibc handing Open MPI's temporary
+// buffer to mmap on every call. 0 when there is none.
+std::size_t find_bandwidth_cliff(const TpSweep& tp) {
+  for (std::size_t s = 1; s < tp.bytes.size(); ++s)
+    if (tp.bytes[s] >= kMmapThresholdMax && tp.out_of_place[s].algbw_GBps * 2.5 < tp.out_of_place[s - 1].algbw_GBps)
+      return tp.bytes[s];
+  return 0;
+}
+
+void print_header(const SweepPlan& plan, const RankContext& ranks) {
+  fmt::print("# tpbench {} sweep: {} ranks, backend {}, TP degrees {}\n", TPB_TOOL_VERSION, ranks.size, plan.backend,
+             fmt::join(plan.tp_degrees, ","));
+  fmt::print("#  minBytes {} maxBytes {} step: {} warmup iters: {} iters: {} check iters: {} datatype: {} "
+             "cudagraph: {} blocking: {}\n",
+             plan.min_bytes, plan.max_bytes,
+             plan.step_bytes > 0 ? fmt::format("{}(bytes)", plan.step_bytes)
+                                 : fmt::format("{}(factor)", plan.step_factor),
+             plan.sweep.warmup_iters, plan.sweep.iters, plan.sweep.check_iters, to_string(plan.sweep.type),
+             plan.sweep.graph_calls, plan.sweep.blocking ? 1 : 0);
+  for (const RankPlacement& p : ranks.rank_map)
+    fmt::print("#  Rank {:>3} on {} local rank {} device {}\n", p.rank, p.node, p.local_rank, p.device);
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  fmt::print("#  GLIBC_TUNABLES={}\n#\n", tunables != nullptr ? tunables : "(unset)");
+}
+
+void print_fits(const TpSweep& tp, const SweepFits& fits) {
+  fmt::print("# fit {} k={}: t(n) = alpha + n/beta: alpha {:.3f} us, beta {:.3f} GB/s, R2 {:.4f} ({} sizes)\n",
+             tp.operation, tp.k, fits.line.alpha_us, fits.line.beta_GBps, fits.line.r2, tp.bytes.size());
+  fmt::print("# piecewise {} k={}: {} segment(s), R2 {:.4f}\n", tp.operation, tp.k, fits.piecewise.segments.size(),
+             fits.piecewise.r2);
+  for (const PiecewiseSegment& segment : fits.piecewise.segments)
+    fmt::print("#   {:>10} .. {:<10} alpha {:9.3f} us, beta {:9.3f} GB/s, R2 {:.4f}\n",
+               format_bytes(static_cast<std::uint64_t>(segment.min_bytes)),
+               format_bytes(static_cast<std::uint64_t>(segment.max_bytes)), segment.fit.alpha_us,
+               segment.fit.beta_GBps, segment.fit.r2);
+}
+
+int run_sweep(const SweepCommandOptions& options, const Invocation& invocation) {
+  int world_size = 1;
+  MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &world_size));
+  SweepPlan plan;
+  RankContext ranks;
+  validate_collectively(MPI_COMM_WORLD, [&] {
+    plan = parse_plan(options, world_size);
+    ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.backend == "nccl");
+  });
+  const RunMeta meta = collect_run_meta(ranks, invocation.argc, invocation.argv);
+  std::unique_ptr<ResultsFile> results;
+  validate_collectively(MPI_COMM_WORLD, [&] {
+    if (!ranks.is_root()) return;
+    if (!options.output.empty()) results = std::make_unique<ResultsFile>(options.output, options.overwrite, meta);
+    // Fail now, not after the sweep, when a table file cannot be written.
+    for (const std::string& path : {options.csv, options.json})
+      if (!path.empty() && !std::ofstream(path, std::ios::app).good())
+        throw UsageError(fmt::format("--csv/--json: cannot write '{}'", path));
+  });
+
+  const std::unique_ptr<Communicator> world = make_communicator(plan.backend, MPI_COMM_WORLD);
+  ProgressDisplay progress(ranks.is_root());
+  plan.sweep.on_point = [&](const SweepProgress& p) { progress.point(p); };
+  if (ranks.is_root()) print_header(plan, ranks);
+
+  std::vector<SweepRow> rows;
+  std::int64_t total_wrong = 0;
+  for (const CollectiveSpec* spec : plan.specs)
+    for (int k : plan.tp_degrees) {
+      const TpSweep tp = run_tp_sweep(*world, k, *spec, plan.sweep);
+      progress.finish_group();
+      for (std::size_t s = 0; s < tp.bytes.size(); ++s) total_wrong += tp.wrong[s] + tp.wrong_inplace[s];
+      if (!ranks.is_root()) continue;
+      const SweepFits fits = fit_sweep(tp);
+      SweepParameters parameters{plan.sweep.warmup_iters, plan.sweep.check_iters, plan.sweep.graph_calls,
+                                 plan.sweep.blocking, plan.backend == "mpi" ? find_bandwidth_cliff(tp) : 0};
+      const std::vector<SweepRow> group_rows = sweep_rows(tp);
+      fmt::print("# {} k={}: {} group(s) of {} rank(s), the slowest group reported\n{}", tp.operation, k,
+                 tp.n_groups, k, table_header());
+      for (const SweepRow& row : group_rows) fmt::print("{}", table_line(row));
+      print_fits(tp, fits);
+      if (parameters.bandwidth_cliff_bytes > 0)
+        fmt::print("# note: algbw falls more than 2.5x at {}: glibc mmaps Open MPI's temporary buffer on every call "
+                   "at >= 32 MiB; GLIBC_TUNABLES=glibc.malloc.mmap_threshold=... lifts it (see README)\n",
+                   format_bytes(parameters.bandwidth_cliff_bytes));
+      std::fflush(stdout);
+      rows.insert(rows.end(), group_rows.begin(), group_rows.end());
+      if (results) {
+        write_tp_sweep(results->h5(), tp, fits, parameters);
+        results->flush();  // a killed job keeps every finished group
+      }
+    }
+
+  const int exit_code = total_wrong == 0 ? 0 : kExitRuntime;
+  if (!ranks.is_root()) return exit_code;
+  fmt::print("# wrong elements: {} {}\n", total_wrong, total_wrong == 0 ? "OK" : "FAILED");
+  if (!options.csv.empty()) write_rows_csv(options.csv, rows);
+  if (!options.json.empty()) write_rows_json(options.json, rows);
+  if (results) {
+    results->mark_complete();
+    fmt::print("# results: {}\n", options.output);
+  }
+  return exit_code;
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& root, CommandList& commands) {
+  auto o = std::make_shared<SweepCommandOptions>();
+  CLI::App* app = root.add_subcommand(
+      "sweep", "Collective sweeps (nccl-tests flags and columns) for every TP degree, fitted, to HDF5");
+  app->add_option("-b,--minbytes", o->min_bytes, "Smallest payload, K/M/G suffixes (1024-based)")->capture_default_str();
+  app->add_option("-e,--maxbytes", o->max_bytes, "Largest payload")->capture_default_str();
+  app->add_option("-f,--stepfactor", o->step_factor, "Multiply the size by this factor")->capture_default_str();
+  app->add_option("-i,--stepbytes", o->step_bytes, "Add this many bytes per step (instead of -f)");
+  app->add_option("-w,--warmup_iters", o->warmup_iters, "Untimed calls at each end of the range")
+      ->capture_default_str();
+  app->add_option("-n,--iters", o->iters, "Timed samples per size, each kept")->capture_default_str();
+  app->add_option("-c,--check", o->check_iters, "Verified calls per size (outside the timed loop)")
+      ->capture_default_str();
+  app->add_option("-d,--datatype", o->datatype, "float, bf16 or half (bf16/half: NCCL only)")->capture_default_str();
+  app->add_option("-G,--cudagraph", o->graph_calls, "Capture N calls in a CUDA graph, one replay per sample (NCCL)")
+      ->capture_default_str();
+  app->add_option("-z,--blocking", o->blocking, "1: barrier (untimed) before every sample")->capture_default_str();
+  app->add_option("--backend", o->backend, "mpi or nccl (default: nccl when a GPU is visible, else mpi)");
+  app->add_option("--tp", o->tp, "TP degrees, e.g. 1,2,4 (default: every k dividing the rank count)");
+  app->add_option("--op", o->operations, "allreduce, allgather or both (comma-separated)")->capture_default_str();
+  app->add_option("-o,--output", o->output, "Results file (.h5)");
+  app->add_flag("--overwrite", o->overwrite, "Replace an existing results file");
+  app->add_option("--csv", o->csv, "Also write every row as CSV");
+  app->add_option("--json", o->json, "Also write every row as JSON");
+  commands.push_back({app, [o](const Invocation& inv) { return run_sweep(*o, inv); }});
+}
+
+}  // namespace tpb

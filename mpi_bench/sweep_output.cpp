@@ -1,0 +1,95 @@
+#include "mpi_bench/sweep_output.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+
+namespace tpb {
+namespace {
+
+std::vector<std::int64_t> as_int64(const std::vector<std::size_t>& values) {
+  return {values.begin(), values.end()};
+}
+
+std::vector<std::int64_t> as_int64(const std::vector<int>& values) { return {values.begin(), values.end()}; }
+
+std::vector<double> column(const std::vector<PointSummary>& summaries, double PointSummary::*field) {
+  std::vector<double> values;
+  for (const PointSummary& summary : summaries) values.push_back(summary.*field);
+  return values;
+}
+
+}  // namespace
+
+SweepFits fit_sweep(const TpSweep& tp) {
+  const std::vector<double> bytes(tp.bytes.begin(), tp.bytes.end());
+  const std::vector<double> time_us = tp.median_times_us();
+  return {fit_latency_bandwidth(bytes, time_us), fit_piecewise(bytes, time_us)};
+}
+
+void write_tp_sweep(H5File& file, const TpSweep& tp, const SweepFits& fits, const SweepParameters& parameters) {
+  const std::string path = fmt::format("{}/k{}", tp.hdf5_group, tp.k);
+  const auto n_sizes = static_cast<std::uint64_t>(tp.bytes.size());
+  const auto iters = static_cast<std::uint64_t>(tp.iters);
+  const auto ranks = static_cast<std::uint64_t>(tp.world_size);
+
+  file.write_dataset(path + "/bytes", as_int64(tp.bytes), {n_sizes});
+  file.write_dataset(path + "/count", as_int64(tp.counts), {n_sizes});
+  file.write_dataset(path + "/time_us", tp.time_us, {n_sizes, iters, ranks});
+  file.write_dataset(path + "/time_inplace_us", tp.time_inplace_us, {n_sizes, iters, ranks});
+  file.write_dataset(path + "/time_median_us", column(tp.out_of_place, &PointSummary::time_us), {n_sizes});
+  file.write_dataset(path + "/time_inplace_median_us", column(tp.in_place, &PointSummary::time_us), {n_sizes});
+  file.write_dataset(path + "/algbw_GBps", column(tp.out_of_place, &PointSummary::algbw_GBps), {n_sizes});
+  file.write_dataset(path + "/busbw_GBps", column(tp.out_of_place, &PointSummary::busbw_GBps), {n_sizes});
+  file.write_dataset(path + "/algbw_inplace_GBps", column(tp.in_place, &PointSummary::algbw_GBps), {n_sizes});
+  file.write_dataset(path + "/busbw_inplace_GBps", column(tp.in_place, &PointSummary::busbw_GBps), {n_sizes});
+  file.write_dataset(path + "/wrong", tp.wrong, {n_sizes});
+  file.write_dataset(path + "/wrong_inplace", tp.wrong_inplace, {n_sizes});
+  file.write_dataset(path + "/wrong_per_rank", tp.wrong_per_rank, {n_sizes, ranks});
+  file.write_dataset(path + "/wrong_inplace_per_rank", tp.wrong_inplace_per_rank, {n_sizes, ranks});
+  file.write_dataset(path + "/slowest_group", as_int64(tp.slowest_group), {n_sizes});
+  file.write_dataset(path + "/slowest_group_inplace", as_int64(tp.slowest_group_inplace), {n_sizes});
+
+  H5Handle group = file.group(path);
+  const hid_t id = group.id();
+  write_attribute(id, "operation", tp.operation);
+  write_attribute(id, "backend", tp.backend);
+  write_attribute(id, "datatype", to_string(tp.type));
+  write_attribute(id, "k", std::int64_t{tp.k});
+  write_attribute(id, "n_groups", std::int64_t{tp.n_groups});
+  write_attribute(id, "world_size", std::int64_t{tp.world_size});
+  write_attribute(id, "iters", std::int64_t{tp.iters});
+  write_attribute(id, "warmup_iters", std::int64_t{parameters.warmup_iters});
+  write_attribute(id, "check_iters", std::int64_t{parameters.check_iters});
+  write_attribute(id, "cudagraph_calls", std::int64_t{parameters.graph_calls});
+  write_attribute(id, "blocking", std::int64_t{parameters.blocking ? 1 : 0});
+  write_attribute(id, "bus_factor", tp.bus_factor);
+  write_attribute(id, "bandwidth_cliff_bytes", static_cast<std::int64_t>(parameters.bandwidth_cliff_bytes));
+  write_attribute(id, "time_definition",
+                  std::string("per iteration the slowest rank of a group; time_median_us is the median over "
+                              "iterations of the slowest group"));
+
+  write_attribute(id, "fit_model", std::string("t(n) = alpha + n / beta, least squares weighted by 1/t^2"));
+  write_attribute(id, "fit_alpha_us", fits.line.alpha_us);
+  write_attribute(id, "fit_beta_GBps", fits.line.beta_GBps);
+  write_attribute(id, "fit_r2", fits.line.r2);
+  write_attribute(id, "fit_residual_us", fits.line.residual_us);
+
+  std::vector<double> alpha, beta, r2, min_bytes, max_bytes;
+  for (const PiecewiseSegment& segment : fits.piecewise.segments) {
+    alpha.push_back(segment.fit.alpha_us);
+    beta.push_back(segment.fit.beta_GBps);
+    r2.push_back(segment.fit.r2);
+    min_bytes.push_back(segment.min_bytes);
+    max_bytes.push_back(segment.max_bytes);
+  }
+  write_attribute(id, "piecewise_alpha_us", alpha);
+  write_attribute(id, "piecewise_beta_GBps", beta);
+  write_attribute(id, "piecewise_r2", r2);
+  write_attribute(id, "piecewise_min_bytes", min_bytes);
+  write_attribute(id, "piecewise_max_bytes", max_bytes);
+  write_attribute(id, "piecewise_breakpoints_bytes", fits.piecewise.breakpoints_bytes());
+  write_attribute(id, "piecewise_total_r2", fits.piecewise.r2);
+}
+
+}  // namespace tpb
