@@ -1,0 +1,164 @@
+// The sweep harness on real peers (run at 2 and 4 ranks): every placement at
+// odd element counts is checked correct, a corrupting communicator is caught,
+// TP groups are split as documented, and the world-level sweep keeps every
+// sample of every rank.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "collectives/communicator_factory.hpp"
+#include "collectives/mpi_communicator.hpp"
+#include "collectives/sweep_harness.hpp"
+#include "collectives/tp_sweep.hpp"
+#include "common/error.hpp"
+
+namespace tpb {
+namespace {
+
+// Odd element counts: not multiples of any SIMD width or of the rank count.
+SweepOptions odd_size_options(int k) {
+  SweepOptions options;
+  for (std::size_t elements : {1, 3, 7, 13, 1023, 4099}) options.sizes_bytes.push_back(elements * 4 * k);
+  options.iters = 3;
+  options.warmup_iters = 1;
+  options.check_iters = 2;
+  return options;
+}
+
+std::int64_t total(const std::vector<std::int64_t>& counts) {
+  return std::accumulate(counts.begin(), counts.end(), std::int64_t{0});
+}
+
+class HarnessOnGroups : public ::testing::TestWithParam<const CollectiveSpec*> {};
+
+TEST_P(HarnessOnGroups, EveryPlacementIsCorrectAtOddSizesForEveryGroupSize) {
+  const CollectiveSpec& spec = *GetParam();
+  const auto world = make_communicator("mpi", MPI_COMM_WORLD);
+  for (int k : tp_degrees_for(world->size())) {
+    const auto group = split_into_tp_groups(*world, k);
+    const SweepOptions options = odd_size_options(k);
+    const SweepResult result = run_collective_sweep(*group, spec, options);
+    ASSERT_EQ(result.points.size(), options.sizes_bytes.size());
+    for (const SweepPoint& point : result.points) {
+      SCOPED_TRACE(spec.name + " k=" + std::to_string(k) + " count=" + std::to_string(point.count));
+      EXPECT_EQ(total(point.wrong), 0);
+      EXPECT_EQ(total(point.wrong_inplace), 0);
+      ASSERT_EQ(point.time_us.size(), static_cast<std::size_t>(options.iters * k));
+      EXPECT_TRUE(std::all_of(point.time_us.begin(), point.time_us.end(), [](double t) { return t > 0.0; }));
+      EXPECT_EQ(point.bytes, spec.payload_bytes(point.count, 4, k));
+      EXPECT_EQ(point.out_of_place.time_us,
+                summarize_times(point.time_us, k, point.bytes, result.bus_factor).time_us);
+    }
+    EXPECT_EQ(result.points[1].count, spec.name == "all_reduce" ? 3u * k : 3u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Collectives, HarnessOnGroups, ::testing::Values(&all_reduce_spec(), &all_gather_spec()),
+                         [](const auto& param_info) { return param_info.param->name; });
+
+// Delegates to MPI but damages one element of every all-reduce result on the
+// last rank: the check must notice, or it could not fail.
+class CorruptingCommunicator final : public Communicator, public MpiBacked {
+ public:
+  explicit CorruptingCommunicator(std::unique_ptr<Communicator> inner) : inner_(std::move(inner)) {}
+  MPI_Comm mpi_comm() const override { return mpi_comm_of(*inner_); }
+  std::string backend_name() const override { return "corrupting"; }
+  int rank() const override { return inner_->rank(); }
+  int size() const override { return inner_->size(); }
+  MemoryKind memory_kind() const override { return MemoryKind::host; }
+  void all_reduce(const void* send, void* recv, std::size_t count, DataType type, StreamHandle s) override {
+    inner_->all_reduce(send, recv, count, type, s);
+    if (rank() == size() - 1) static_cast<float*>(recv)[count / 2] += 1.0f;
+  }
+  void all_gather(const void* send, void* recv, std::size_t count, DataType type, StreamHandle s) override {
+    inner_->all_gather(send, recv, count, type, s);
+  }
+  void barrier() override { inner_->barrier(); }
+  void synchronize(StreamHandle s) override { inner_->synchronize(s); }
+  std::unique_ptr<Communicator> split(int color, int key) override { return inner_->split(color, key); }
+  void* allocate(std::size_t bytes) override { return inner_->allocate(bytes); }
+  void release(void* buffer) override { inner_->release(buffer); }
+  void copy_from_host(void* d, const void* s, std::size_t b) override { inner_->copy_from_host(d, s, b); }
+  void copy_to_host(void* d, const void* s, std::size_t b) override { inner_->copy_to_host(d, s, b); }
+
+ private:
+  std::unique_ptr<Communicator> inner_;
+};
+
+TEST(Harness, CheckCatchesOneDamagedElementPerCall) {
+  CorruptingCommunicator broken(make_communicator("mpi", MPI_COMM_WORLD));
+  SweepOptions options = odd_size_options(1);
+  options.check_iters = 3;
+  const SweepResult result = run_allreduce_sweep(broken, options);
+  for (const SweepPoint& point : result.points) {
+    // One damaged element per checked call on the last rank only, both placements.
+    EXPECT_EQ(point.wrong.back(), options.check_iters);
+    EXPECT_EQ(point.wrong_inplace.back(), options.check_iters);
+    EXPECT_EQ(total(point.wrong), options.check_iters);
+  }
+}
+
+TEST(TpGroups, ConsecutiveRanksPerGroup) {
+  const auto world = make_communicator("mpi", MPI_COMM_WORLD);
+  for (int k : tp_degrees_for(world->size())) {
+    const auto group = split_into_tp_groups(*world, k);
+    EXPECT_EQ(group->size(), k);
+    EXPECT_EQ(group->rank(), world->rank() % k);
+    // The members are world ranks g*k .. g*k+k-1, in order.
+    std::vector<int> members(static_cast<std::size_t>(k));
+    const int mine = world->rank();
+    MPI_Allgather(&mine, 1, MPI_INT, members.data(), 1, MPI_INT, mpi_comm_of(*group));
+    for (int i = 0; i < k; ++i) EXPECT_EQ(members[static_cast<std::size_t>(i)], tp_group_of(mine, k) * k + i);
+  }
+  EXPECT_THROW(split_into_tp_groups(*world, world->size() + 1), UsageError);
+  EXPECT_THROW(split_into_tp_groups(*world, 0), UsageError);
+  if (world->size() == 4) {
+    EXPECT_THROW(split_into_tp_groups(*world, 3), UsageError);
+  }
+}
+
+TEST(Backends, UnknownNameIsAUsageError) {
+  EXPECT_THROW(make_communicator("gloo", MPI_COMM_WORLD), UsageError);
+#ifndef TPB_HAVE_CUDA
+  EXPECT_THROW(make_communicator("nccl", MPI_COMM_WORLD), UsageError);
+#endif
+}
+
+TEST(TpSweep, KeepsEverySampleOfEveryRankAndReportsTheSlowestGroup) {
+  const auto world = make_communicator("mpi", MPI_COMM_WORLD);
+  SweepOptions options;
+  options.sizes_bytes = {8, 4096, 65536};
+  options.iters = 4;
+  options.warmup_iters = 1;
+  for (int k : tp_degrees_for(world->size())) {
+    const TpSweep tp = run_tp_sweep(*world, k, all_reduce_spec(), options);
+    const int n = world->size();
+    EXPECT_EQ(tp.n_groups, n / k);
+    ASSERT_EQ(tp.out_of_place.size(), 3u);
+    EXPECT_EQ(total(tp.wrong) + total(tp.wrong_inplace), 0);
+    if (world->rank() != 0) {
+      EXPECT_TRUE(tp.time_us.empty());
+      continue;
+    }
+    ASSERT_EQ(tp.time_us.size(), static_cast<std::size_t>(3 * options.iters * n));
+    ASSERT_EQ(tp.wrong_per_rank.size(), static_cast<std::size_t>(3 * n));
+    for (std::size_t s = 0; s < 3; ++s) {
+      // Recompute every group's figure from the stored samples: the reported one is the largest.
+      double slowest = 0.0;
+      for (int g = 0; g < tp.n_groups; ++g) {
+        std::vector<double> columns;
+        for (int i = 0; i < options.iters; ++i)
+          for (int r = g * k; r < g * k + k; ++r)
+            columns.push_back(tp.time_us[(s * options.iters + static_cast<std::size_t>(i)) * n + r]);
+        slowest = std::max(slowest, summarize_times(columns, k, tp.bytes[s], tp.bus_factor).time_us);
+      }
+      EXPECT_DOUBLE_EQ(tp.out_of_place[s].time_us, slowest);
+      EXPECT_DOUBLE_EQ(tp.out_of_place[s].busbw_GBps, tp.out_of_place[s].algbw_GBps * 2.0 * (k - 1) / k);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tpb
