@@ -3,8 +3,6 @@
 // the GPU when the context allows, and invalid shapes refused.
 #include <gtest/gtest.h>
 
-#include <string>
-
 #include "common/error.hpp"
 #include "tp_decoder/cuda/attention_plan.hpp"
 
@@ -86,8 +84,8 @@ TEST(AttentionPlan, InvariantsHoldOverAGridOfShapes) {
         for (int head_dim : {16, 64, 128, 256})
           for (int n_ctx : {1, 31, 32, 33, 513, 4097, 32769}) {
             const AttentionShape s = shape(batch, kv * group, kv, head_dim, n_ctx);
-            SCOPED_TRACE("b" + std::to_string(batch) + "_kv" + std::to_string(kv) + "_g" + std::to_string(group) +
-                         "_d" + std::to_string(head_dim) + "_c" + std::to_string(n_ctx));
+            SCOPED_TRACE(::testing::Message() << "b" << batch << "_kv" << kv << "_g" << group << "_d" << head_dim
+                                              << "_c" << n_ctx);
             expect_valid(s, plan_attention(s, kH100Sms));
           }
 }

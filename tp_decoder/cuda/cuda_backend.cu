@@ -98,10 +98,14 @@ class CudaBackend final : public Backend {
   MemoryKind memory_kind() const override { return MemoryKind::device; }
   ElementType storage_type(TensorRole role) const override {
     switch (role) {
+      case TensorRole::weight:
+      case TensorRole::activation:
+      case TensorRole::kv_cache: return ElementType::bf16;
       case TensorRole::logits: return ElementType::f32;  // argmax over fp32: fewer ties than bf16's 8 bits
+      case TensorRole::table: return ElementType::f32;   // RoPE frequencies: see rope()
       case TensorRole::tokens: return ElementType::i32;
-      default: return ElementType::bf16;
     }
+    return ElementType::bf16;
   }
   bool host_synchronous() const override { return false; }
 
