@@ -8,6 +8,7 @@
 #include "common/error.hpp"
 #include "mpi_bench/commands.hpp"  // add_*_command for each subcommand
 #include "mpi_bench/rank_context.hpp"  // MpiSession
+#include "mpi_bench/watchdog.hpp"  // Watchdog, -T/--timeout
 #include "tpb_version.hpp"  // TPB_TOOL_VERSION
 
 namespace {
@@ -36,7 +37,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("tpbench ") + TPB_TOOL_VERSION);
   tpb::CommandList commands;
   tpb::add_info_command(app, commands);
+  tpb::add_verify_command(app, commands);
   tpb::add_sweep_command(app, commands);
+  tpb::WatchdogOptions watchdog_options;
+  tpb::add_timeout_option(commands, watchdog_options);  // after every add_*_command
 
   try {
     app.parse(argc, argv);
@@ -51,6 +55,7 @@ int main(int argc, char** argv) {
   for (const auto& command : commands) {
     if (!command.app->parsed()) continue;
     try {
+      tpb::Watchdog watchdog(watchdog_options);
       return command.run(tpb::Invocation{argc, argv});
     } catch (const tpb::UsageError& error) {
       print_usage_error(error.what());

@@ -1,0 +1,211 @@
+#include "results/verify.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <regex>
+
+#include "common/error.hpp"
+#include "predictor/sha256.hpp"
+#include "results/h5_check.hpp"
+#include "results/results_file.hpp"
+
+namespace tpb {
+namespace {
+
+// /meta attributes every results file carries (results_file.cpp writes them).
+constexpr const char* kRequiredMeta[] = {"schema_version", "tool_version", "git_sha",  "command_line", "started_at",
+                                         "finished_at",    "hostnames",    "rank_map", "complete"};
+
+// Quantities that are measured times or rates: NaN or Inf there means a
+// failed measurement recorded as if it were one.
+bool is_measured_quantity(const std::string& path) {
+  for (const char* unit : {"_us", "_GBps"})
+    if (path.size() > std::char_traits<char>::length(unit) &&
+        path.compare(path.size() - std::char_traits<char>::length(unit), std::string::npos, unit) == 0)
+      return true;
+  return false;
+}
+
+class Checker {
+ public:
+  Checker(const H5File& file, VerifyResult& result) : file_(file), result_(result) {}
+
+  void problem(ProblemKind kind, std::string message) { result_.problems.push_back({kind, std::move(message)}); }
+
+  // Returns false when the file cannot be interpreted at all.
+  bool check_meta() {
+    if (!file_.exists("/meta")) {
+      problem(ProblemKind::unreadable, "no /meta group: not a tpbench results file");
+      return false;
+    }
+    H5Handle meta = file_.open_object("/meta");
+    if (!has_attribute(meta.id(), "schema_version")) {
+      problem(ProblemKind::unreadable, "/meta has no schema_version attribute");
+      return false;
+    }
+    result_.schema_version = read_integer_attribute(meta.id(), "schema_version");
+    if (result_.schema_version != kSchemaVersion) {
+      problem(ProblemKind::unreadable, fmt::format("/meta schema_version is {}, this tpbench reads version {}",
+                                                   result_.schema_version, kSchemaVersion));
+      return false;
+    }
+    for (const char* name : kRequiredMeta)
+      if (!has_attribute(meta.id(), name))
+        problem(ProblemKind::inconsistent, fmt::format("/meta has no {} attribute", name));
+    if (!has_attribute(meta.id(), "rank_map") || !has_attribute(meta.id(), "complete")) return true;
+    world_size_ = static_cast<int>(read_string_list_attribute(meta.id(), "rank_map").size());
+    if (world_size_ < 1) problem(ProblemKind::inconsistent, "/meta rank_map is empty");
+    result_.complete = read_integer_attribute(meta.id(), "complete") == 1;
+    if (result_.complete && read_string_attribute(meta.id(), "finished_at").empty())
+      problem(ProblemKind::inconsistent, "/meta complete=1 but finished_at is empty");
+    return true;
+  }
+
+  // Reads every dataset in full: a truncated or corrupted file fails here
+  // rather than in the middle of a report.
+  void check_datasets() {
+    H5_CHECK(H5Lvisit(file_.id(), H5_INDEX_NAME, H5_ITER_INC, &Checker::visit, this));
+  }
+
+  void check_groups_fit_world() {
+    static const std::regex group_of_k(R"(^/([a-z_]+)/k([0-9]+)$)");
+    for (const auto& path : groups_) {
+      std::smatch match;
+      if (!std::regex_match(path, match, group_of_k) || world_size_ < 1) continue;
+      const int k = std::stoi(match[2].str());
+      if (k < 1 || k > world_size_ || world_size_ % k != 0)
+        problem(ProblemKind::inconsistent,
+                fmt::format("{}: TP degree {} does not divide the {} ranks in /meta rank_map", path, k, world_size_));
+    }
+  }
+
+  // The registration text and its digest must still match: a file whose
+  // predictions were edited after registration is not judged.
+  void check_prereg() {
+    if (!file_.exists("/prereg")) return;
+    H5Handle prereg = file_.open_object("/prereg");
+    std::string text;
+    if (file_.exists("/prereg/predictions_json")) {
+      const auto lines = file_.read_strings("/prereg/predictions_json");
+      if (lines.size() == 1) text = lines.front();
+    } else if (has_attribute(prereg.id(), "predictions_json")) {
+      text = read_string_attribute(prereg.id(), "predictions_json");
+    }
+    if (text.empty()) {
+      problem(ProblemKind::inconsistent, "/prereg holds no predictions_json text");
+      return;
+    }
+    if (!has_attribute(prereg.id(), "sha256")) {
+      problem(ProblemKind::inconsistent, "/prereg has no sha256 attribute");
+      return;
+    }
+    const std::string stored = read_string_attribute(prereg.id(), "sha256");
+    const std::string actual = sha256_hex(text);
+    if (stored != actual)
+      problem(ProblemKind::inconsistent,
+              fmt::format("/prereg sha256 {} does not match its predictions_json (sha256 {}): predictions were "
+                          "changed after registration",
+                          stored, actual));
+  }
+
+ private:
+  static herr_t visit(hid_t root, const char* name, const H5L_info_t*, void* self) {
+    auto& checker = *static_cast<Checker*>(self);
+    const std::string path = std::string("/") + name;
+    const hid_t object = H5Oopen(root, name, H5P_DEFAULT);
+    if (object < 0) {
+      checker.problem(ProblemKind::inconsistent, fmt::format("{}: cannot be opened", path));
+      return 0;
+    }
+    const H5I_type_t type = H5Iget_type(object);
+    H5Oclose(object);
+    if (type == H5I_GROUP) checker.groups_.push_back(path);
+    if (type == H5I_DATASET) checker.check_dataset(path);
+    return 0;
+  }
+
+  void check_dataset(const std::string& path) {
+    ++result_.datasets_checked;
+    try {
+      H5Handle dataset(H5_CHECK(H5Dopen2(file_.id(), path.c_str(), H5P_DEFAULT)), H5Dclose);
+      H5Handle type(H5_CHECK(H5Dget_type(dataset.id())), H5Tclose);
+      const H5T_class_t type_class = H5Tget_class(type.id());
+      if (type_class == H5T_STRING) {
+        file_.read_strings(path);
+        return;
+      }
+      if (type_class != H5T_FLOAT && type_class != H5T_INTEGER) return;
+      const std::vector<double> values = file_.read_doubles(path);
+      if (type_class != H5T_FLOAT || !is_measured_quantity(path)) return;
+      for (std::size_t i = 0; i < values.size(); ++i)
+        if (!std::isfinite(values[i])) {
+          problem(ProblemKind::inconsistent,
+                  fmt::format("{}: element {} is {} (a measured time or rate must be finite)", path, i, values[i]));
+          return;
+        }
+    } catch (const Error&) {
+      problem(ProblemKind::inconsistent, fmt::format("{}: cannot be read (truncated or corrupted)", path));
+    }
+  }
+
+  const H5File& file_;
+  VerifyResult& result_;
+  int world_size_ = 0;
+  std::vector<std::string> groups_;
+};
+
+}  // namespace
+
+bool VerifyResult::unreadable() const {
+  for (const auto& p : problems)
+    if (p.kind == ProblemKind::unreadable) return true;
+  return false;
+}
+
+std::string VerifyResult::summary() const {
+  if (ok()) return fmt::format("{}: ok (schema {}, {} datasets, complete=1)", path, schema_version, datasets_checked);
+  return fmt::format("{}: {}", path, problems.front().message);
+}
+
+VerifyResult verify_results_file(const std::string& path) {
+  if (access(path.c_str(), F_OK) != 0)
+    throw UsageError(fmt::format("FILE: results file '{}' does not exist", path));
+  VerifyResult result;
+  result.path = path;
+  std::unique_ptr<H5File> file;
+  try {
+    file = std::make_unique<H5File>(path, H5Mode::read_only);
+  } catch (const UsageError&) {
+    result.problems.push_back({ProblemKind::unreadable, "not an HDF5 file, or truncated"});
+    return result;
+  }
+  Checker checker(*file, result);
+  try {
+    if (!checker.check_meta()) return result;
+    checker.check_datasets();
+    checker.check_groups_fit_world();
+    checker.check_prereg();
+  } catch (const Error& error) {
+    checker.problem(ProblemKind::inconsistent, error.message());
+  }
+  // Last: a structural problem says more about a file than its missing flag.
+  if (!result.complete)
+    checker.problem(ProblemKind::incomplete, "/meta complete=0: the run did not finish (killed, failed or still running)");
+  return result;
+}
+
+VerifyResult require_verified_results(const std::string& path, bool allow_incomplete) {
+  VerifyResult result = verify_results_file(path);
+  if (result.ok() || (allow_incomplete && result.readable_if_incomplete_allowed())) return result;
+  throw UsageError(fmt::format("{} (run 'mpi_bench verify {}'{})", result.summary(), path,
+                               result.unreadable() ? "" : "; --allow-incomplete reads it anyway"));
+}
+
+std::string incomplete_banner(const VerifyResult& result) {
+  if (result.ok()) return {};
+  return fmt::format("> WARNING: built with --allow-incomplete from {}", result.summary());
+}
+
+}  // namespace tpb
