@@ -81,8 +81,10 @@ RunMeta collect_run_meta(const RankContext& ranks, int argc, char** argv) {
   }
   std::sort(meta.environment.begin(), meta.environment.end());
 
-  // Scheduler facts, when launched by Slurm.
-  for (const char* name : {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_GPUS", "SLURM_STEP_GPUS"}) {
+  // Scheduler facts, when launched by Slurm: enough to find the job again
+  // (sacct -j) and to tell jobs on different partitions or node counts apart.
+  for (const char* name : {"SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_JOB_GPUS", "SLURM_STEP_GPUS",
+                           "SLURM_CLUSTER_NAME", "SLURM_JOB_PARTITION", "SLURM_JOB_NUM_NODES", "SLURM_GPUS_ON_NODE"}) {
     if (const char* value = std::getenv(name)) {
       std::string key = name;
       std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });

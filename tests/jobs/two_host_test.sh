@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# ctest (label multinode): two hosts on one machine. Each host is a network
+# namespace with its own hostname, joined by a veth pair carrying addresses
+# from 198.18.0.0/24 (the RFC 2544 benchmarking range; the namespaces have no
+# other interface and no route, so nothing leaves them). One mpirun, started
+# on the first host by the jobs/mpirun launchers, reaches the second through a
+# remote-shell agent that enters its namespace instead of using ssh; Open MPI
+# talks TCP between them. Checks: the rank map shows two nodes, TP groups do
+# not straddle them, and a sweep and a small study complete across them.
+#
+# usage: two_host_test.sh SOURCE_DIR MPI_BENCH WORK_DIR
+# Exits 77 (ctest SKIP_RETURN_CODE) with the reason where namespaces are denied.
+set -euo pipefail
+src=$1
+bin=$2
+work=$3
+
+skip() {
+  echo "SKIPPED: $*"
+  exit 77
+}
+[ "$(id -u)" -eq 0 ] || skip "creating network namespaces needs root"
+for tool in ip unshare mpirun; do
+  command -v "$tool" >/dev/null || skip "$tool not found (jobs/setup.sh installs iproute2 and Open MPI)"
+done
+
+namespaces=("tpb$$h0" "tpb$$h1")
+addresses=(198.18.0.1 198.18.0.2)
+hostnames=(tpb-host0 tpb-host1)
+subnet=198.18.0.0/24
+
+cleanup() {
+  local namespace pid
+  for namespace in "${namespaces[@]}"; do
+    [ -e "/run/netns/$namespace" ] || continue
+    # Whatever still runs inside (an orted after a failure) goes with it.
+    for pid in $(ip netns pids "$namespace" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
+    ip netns delete "$namespace" || echo "cleanup: could not delete namespace $namespace" >&2
+  done
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+if ! error=$(ip netns add "${namespaces[0]}" 2>&1); then
+  skip "network namespaces are not permitted here (ip netns add: $error)"
+fi
+ip netns add "${namespaces[1]}"
+if ! error=$(unshare --uts true 2>&1); then
+  skip "UTS namespaces are not permitted here (unshare --uts: $error)"
+fi
+if ! error=$(ip link add "${namespaces[0]}v" netns "${namespaces[0]}" type veth \
+                peer name "${namespaces[1]}v" netns "${namespaces[1]}" 2>&1); then
+  skip "veth pairs are not permitted here (ip link add: $error)"
+fi
+for i in 0 1; do
+  ip -n "${namespaces[$i]}" addr add "${addresses[$i]}/24" dev "${namespaces[$i]}v"
+  ip -n "${namespaces[$i]}" link set "${namespaces[$i]}v" up
+  ip -n "${namespaces[$i]}" link set lo up
+done
+
+rm -rf "$work/out"
+mkdir -p "$work"
+printf '%s slots=2\n' "${addresses[@]}" >"$work/hosts"
+
+# The launchers run as they would on a real cluster's first node; only the
+# remote shell and the interface selection are specific to this test.
+export TPB_BIN=$bin TPB_OUT=$work/out TPB_BACKEND=cpu TPB_RANKS_PER_NODE=2 TPB_CORES_PER_RANK=1 OMP_NUM_THREADS=1
+export TPB_NETNS_HOSTS="${addresses[0]}=${namespaces[0]}=${hostnames[0]} ${addresses[1]}=${namespaces[1]}=${hostnames[1]}"
+export TPB_MPIRUN_ARGS="--mca plm_rsh_agent $src/tests/jobs/netns-agent.sh --mca btl tcp,self
+  --mca btl_tcp_if_include $subnet --mca oob_tcp_if_include $subnet"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+on_first_host() {  # on_first_host COMMAND...: run inside host 0's namespace, under its hostname
+  # shellcheck disable=SC2016  # $0 and $@ belong to the inner shell
+  ip netns exec "${namespaces[0]}" unshare --uts /bin/sh -c 'hostname "$0" && exec "$@"' "${hostnames[0]}" "$@"
+}
+
+check() {
+  echo "== check $1"
+  /usr/bin/python3 "$src/tests/jobs/check_results.py" "$@"
+}
+
+echo "== sweep across ${hostnames[*]}"
+TPB_RUN_ID=sweep TPB_TP=1,2,4 TPB_SWEEP_ARGS="-b 8 -e 64K -f 4 -n 5 -w 1" \
+  timeout 120 on_first_host "$src/jobs/mpirun/sweep.sh" "$work/hosts"
+check "$work/out/sweep/sweep.h5" --complete 1 --nodes 2 --tp-within-nodes 1,2 \
+  --group /sweep/k1 --group /sweep/k2 --group /sweep/k4
+
+echo "== study across ${hostnames[*]}"
+TPB_RUN_ID=study TPB_TP=1,2,4 TPB_MODEL="$src/tp_decoder/configs/tiny-llama.json" TPB_BATCH=1 TPB_CONTEXT=16 \
+  TPB_RUN_ARGS="-n 5 -w 1 --sweep-iters 5" timeout 120 on_first_host "$src/jobs/mpirun/study.sh" "$work/hosts"
+check "$work/out/study/study.h5" --complete 1 --nodes 2 --tp-within-nodes 1,2
+echo "two-host test passed"
