@@ -8,4 +8,11 @@ void add_info_command(CLI::App& root, CommandList& commands);  // info_command.c
 void add_verify_command(CLI::App& root, CommandList& commands);  // verify_command.cpp
 void add_sweep_command(CLI::App& root, CommandList& commands);  // sweep_command.cpp
 
+void add_calibrate_command(CLI::App& root, CommandList& commands);  // calibrate_command.cpp
+void add_register_command(CLI::App& root, CommandList& commands);  // register_command.cpp
+void add_measure_command(CLI::App& root, CommandList& commands);  // measure_command.cpp
+void add_verdict_command(CLI::App& root, CommandList& commands);  // verdict_command.cpp
+void add_report_command(CLI::App& root, CommandList& commands);  // report_command.cpp
+void add_run_command(CLI::App& root, CommandList& commands);  // run_command.cpp
+
 }  // namespace tpb

@@ -39,6 +39,12 @@ int main(int argc, char** argv) {
   tpb::add_info_command(app, commands);
   tpb::add_verify_command(app, commands);
   tpb::add_sweep_command(app, commands);
+  tpb::add_calibrate_command(app, commands);
+  tpb::add_register_command(app, commands);
+  tpb::add_measure_command(app, commands);
+  tpb::add_verdict_command(app, commands);
+  tpb::add_report_command(app, commands);
+  tpb::add_run_command(app, commands);
   tpb::WatchdogOptions watchdog_options;
   tpb::add_timeout_option(commands, watchdog_options);  // after every add_*_command
 

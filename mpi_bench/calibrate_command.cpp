@@ -1,0 +1,52 @@
+// mpi_bench calibrate: the first stage of a study on its own (see
+// pipeline/stages.hpp): creates the results file with /study, /config,
+// /step_nocomm/k1, /replay, /sweep and /sweep_allgather.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "mpi_bench/collective_validation.hpp"
+#include "mpi_bench/commands.hpp"
+#include "mpi_bench/pipeline/stages.hpp"
+#include "mpi_bench/pipeline/study_options.hpp"
+#include "mpi_bench/provenance.hpp"
+
+namespace tpb {
+namespace {
+
+struct CalibrateOptions {
+  StudyFlags study;
+  std::string output;  // -o FILE.h5
+  bool overwrite = false;
+};
+
+int run_calibrate(const CalibrateOptions& options, const Invocation& invocation) {
+  StudyDeclaration declaration;
+  validate_collectively(MPI_COMM_WORLD, [&] { declaration = parse_study_flags(options.study); });
+  StudyRuntime runtime = start_study_runtime(declaration);
+  const RunMeta meta = collect_run_meta(runtime.ranks, invocation.argc, invocation.argv);
+  std::unique_ptr<ResultsFile> file;
+  validate_collectively(MPI_COMM_WORLD, [&] {
+    if (runtime.ranks.is_root()) file = std::make_unique<ResultsFile>(options.output, options.overwrite, meta);
+  });
+  calibrate_stage(runtime, file.get());
+  if (file) {
+    file->mark_complete();
+    fmt::print("# calibrated: {}\n", options.output);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& root, CommandList& commands) {
+  auto options = std::make_shared<CalibrateOptions>();
+  CLI::App* app = root.add_subcommand(
+      "calibrate", "Study stage 1: TP-1 compute (--no-comm), shard replay per k, all-reduce/all-gather sweeps");
+  add_study_flags(app, options->study);
+  app->add_option("-o,--output", options->output, "Results file to create (FILE.h5)")->required();
+  app->add_flag("--overwrite", options->overwrite, "Replace an existing results file");
+  commands.push_back({app, [options](const Invocation& inv) { return run_calibrate(*options, inv); }});
+}
+
+}  // namespace tpb

@@ -1,0 +1,94 @@
+// calibrate: everything the predictions may use, measured before any TP-k
+// step. Every rank works at once in every measurement, so each device is as
+// loaded as it will be under TP-k (shared memory bandwidth, shared node).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+
+#include "collectives/communicator_factory.hpp"
+#include "collectives/tp_sweep.hpp"
+#include "mpi_bench/pipeline/stages.hpp"
+#include "mpi_bench/sweep_output.hpp"
+
+namespace tpb {
+namespace {
+
+// Powers of two from a quarter of the smallest payload to four times the
+// largest: the fit is then interpolated, never extrapolated, at the payloads.
+std::vector<std::size_t> sizes_around(const std::vector<std::size_t>& payloads, std::size_t element_bytes) {
+  const auto [lo, hi] = std::minmax_element(payloads.begin(), payloads.end());
+  const std::size_t min_bytes = std::max(element_bytes, std::bit_floor(std::max<std::size_t>(*lo / 4, 1)));
+  const std::size_t max_bytes = std::bit_ceil(*hi * 4);
+  return sweep_sizes(min_bytes, max_bytes, 2, 0);
+}
+
+void sweep_collective(StudyRuntime& rt, ResultsFile* file, const CollectiveSpec& spec,
+                      const std::vector<std::size_t>& payloads) {
+  const DataType type = comm_datatype(rt.backend->storage_type(TensorRole::activation));
+  SweepOptions options;
+  options.sizes_bytes = sizes_around(payloads, element_size(type));
+  options.type = type;
+  options.warmup_iters = 5;
+  options.iters = rt.declaration.sweep_iters;
+  options.check_iters = 1;
+  for (int k : rt.declaration.grid.tp) {
+    study_progress(rt, fmt::format("calibrate: {} sweep k={} ({} .. {} B)", spec.name, k,
+                                   options.sizes_bytes.front(), options.sizes_bytes.back()));
+    const TpSweep tp = run_tp_sweep(*rt.world, k, spec, options);
+    if (file) {
+      const SweepParameters parameters{options.warmup_iters, options.check_iters, 0, false, 0};
+      write_tp_sweep(file->h5(), tp, fit_sweep(tp), parameters);
+      file->flush();
+    }
+  }
+}
+
+}  // namespace
+
+void calibrate_stage(StudyRuntime& rt, ResultsFile* file) {
+  const StudyDeclaration& d = rt.declaration;
+  const Workload workload = describe_workload(rt);
+  if (file) {
+    write_study_declaration(file->h5(), workload, d.grid);
+    H5Handle study = file->h5().group("/study");
+    write_attribute(study.id(), "sweep_iters", std::int64_t{d.sweep_iters});
+    write_attribute(study.id(), "calibrated_at", utc_timestamp_us());
+    file->h5().write_strings("/config/config_json", {rt.config.json_text});
+    file->flush();
+  }
+  StepOptions options;
+  options.warmup = d.warmup_iters;
+  options.iters = d.iters;
+
+  // t_compute(1): TP-1 with its collectives ablated, on every rank at once.
+  const std::unique_ptr<Communicator> solo = split_into_tp_groups(*rt.world, 1);
+  StepOptions no_comm = options;
+  no_comm.no_comm = true;
+  for (int b : d.grid.batch)
+    for (int c : d.grid.context) {
+      study_progress(rt, fmt::format("calibrate: TP-1 --no-comm b={} c={}", b, c));
+      const GatheredPoint point = run_point_everywhere(rt, solo.get(), {1, b, c}, no_comm);
+      if (file) write_step_samples(file->h5(), step_point_path("/step_nocomm", 1, b, c), point.first_group);
+    }
+
+  // t_replay(k) and t_host(k): the shard shapes of TP-k on one device each.
+  for (int k : d.grid.tp)
+    for (int b : d.grid.batch)
+      for (int c : d.grid.context) {
+        study_progress(rt, fmt::format("calibrate: replay k={} b={} c={}", k, b, c));
+        const GatheredPoint point = run_point_everywhere(rt, nullptr, {k, b, c}, options);
+        if (file) write_step_samples(file->h5(), step_point_path("/replay", k, b, c), point.first_group);
+      }
+
+  // t_ar_sweep(k, ar_bytes) and the logits all-gather, around the step's payloads.
+  std::vector<std::size_t> ar_payloads, ag_payloads;
+  for (int b : d.grid.batch) {
+    ar_payloads.push_back(static_cast<std::size_t>(b) * workload.hidden_size * workload.bytes_per_element);
+    ag_payloads.push_back(static_cast<std::size_t>(b) * workload.vocab_size * workload.bytes_per_element);
+  }
+  sweep_collective(rt, file, all_reduce_spec(), ar_payloads);
+  sweep_collective(rt, file, all_gather_spec(), ag_payloads);
+}
+
+}  // namespace tpb

@@ -1,0 +1,88 @@
+// register: predictions from calibration data only, written and sealed
+// before any TP-k step runs.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/error.hpp"
+#include "mpi_bench/pipeline/stages.hpp"
+#include "predictor/piecewise_fit.hpp"
+#include "predictor/sha256.hpp"
+#include "tpb_version.hpp"
+
+namespace tpb {
+namespace {
+
+// The all-reduce (or all-gather) fit of degree k evaluated at `bytes`: the
+// piecewise latency-bandwidth fit of the sweep's slowest-rank medians.
+double sweep_fit_us(const H5File& file, const std::string& root, int k, double bytes) {
+  const SweepMedians sweep = read_sweep_medians(file, root, k);
+  return fit_piecewise(sweep.bytes, sweep.time_us).predict_us(bytes);
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw UsageError(fmt::format("-o: cannot write '{}'", path));
+}
+
+}  // namespace
+
+PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::string& predictions_dir) {
+  if (has_prereg(file))
+    throw UsageError(fmt::format("FILE: '{}' is already registered (/prereg exists): a study registers once; "
+                                 "calibrate into a new file to register again",
+                                 file.path()));
+  Registration r;
+  read_study_declaration(file, &r.workload, &r.grid);
+  r.kill_switches = kill_switch_table(kill_switch_pct);
+  r.falsification_rule = std::string(kFalsificationRule);
+  r.tool_version = TPB_TOOL_VERSION;
+  r.source.results_file = file.path();
+
+  const Workload& w = r.workload;
+  for (int k : r.grid.tp)
+    for (int b : r.grid.batch)
+      for (int c : r.grid.context) {
+        const std::string nocomm = step_point_path("/step_nocomm", 1, b, c) + "/t_step_us";
+        const std::string replay = step_point_path("/replay", k, b, c);
+        CellInputs cell;
+        cell.batch = b;
+        cell.context = c;
+        cell.ar_bytes = static_cast<std::int64_t>(b) * w.hidden_size * w.bytes_per_element;
+        cell.ag_bytes = static_cast<std::int64_t>(b) * w.vocab_size * w.bytes_per_element;
+        cell.inputs = {.k = k,
+                       .t_compute1_us = slowest_rank_median(file, nocomm),
+                       .t_host_us = slowest_rank_median(file, replay + "/t_host_us"),
+                       .t_replay_us = slowest_rank_median(file, replay + "/t_step_us"),
+                       .n_ar = 2 * w.layers,
+                       .t_ar_sweep_us = sweep_fit_us(file, "/sweep", k, static_cast<double>(cell.ar_bytes)),
+                       .n_ag = 1,
+                       .t_ag_sweep_us = sweep_fit_us(file, "/sweep_allgather", k, static_cast<double>(cell.ag_bytes))};
+        r.calibration.push_back(cell);
+        if (k == r.grid.tp.front()) r.source.datasets.push_back(nocomm);
+        r.source.datasets.push_back(replay + "/t_step_us");
+        r.source.datasets.push_back(replay + "/t_host_us");
+      }
+  for (const char* root : {"/sweep", "/sweep_allgather"})
+    for (int k : r.grid.tp) {
+      r.source.datasets.push_back(fmt::format("{}/k{}/bytes", root, k));
+      r.source.datasets.push_back(fmt::format("{}/k{}/time_us", root, k));
+    }
+  r.source.datasets_sha256 = datasets_sha256(file, r.source.datasets);
+  r.predictions = predict_all(r.calibration);
+  r.registered_at = utc_timestamp_us();
+
+  PreregRecord record{registration_json(r), "", r.registered_at};
+  record.sha256 = sha256_hex(record.text);
+  std::filesystem::create_directories(predictions_dir);
+  const std::string json_path = (std::filesystem::path(predictions_dir) / "predictions.json").string();
+  write_text_file(json_path, record.text);
+  write_text_file(json_path + ".sha256", record.sha256 + "  predictions.json\n");  // sha256sum -c format
+  write_prereg(file, record);
+  return record;
+}
+
+}  // namespace tpb

@@ -1,0 +1,71 @@
+#pragma once
+// What every study stage that runs steps needs on every rank: the declared
+// study, the rank map, the model, the backend and the world communicator.
+// Also runs one step point on every TP group at once and gathers the samples
+// on world rank 0.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collectives/communicator.hpp"
+#include "mpi_bench/rank_context.hpp"
+#include "predictor/registration.hpp"
+#include "results/study_file.hpp"
+#include "tp_decoder/backend.hpp"
+#include "tp_decoder/model_config.hpp"
+#include "tp_decoder/step_runner.hpp"
+
+namespace tpb {
+
+// The study as declared on the command line (calibrate, run) and stored in /study.
+struct StudyDeclaration {
+  std::string model_path;
+  Grid grid;
+  std::string backend = "cpu";  // decoder backend; the communicator follows it (cpu: mpi, cuda: nccl)
+  int layers = 0;               // 0: the config's own count
+  int warmup_iters = 3;
+  int iters = 20;
+  int sweep_iters = 20;
+  std::uint64_t bootstrap_seed = 20240;
+  int bootstrap_resamples = 2000;
+};
+
+struct StudyRuntime {
+  RankContext ranks;
+  StudyDeclaration declaration;
+  ModelConfig config;
+  std::unique_ptr<Backend> backend;
+  std::unique_ptr<Communicator> world;
+};
+
+// Collective. Validates the declaration (UsageError on every rank when any
+// rank finds it bad: unknown model file, k not dividing the world or the model).
+StudyRuntime start_study_runtime(const StudyDeclaration& declaration);
+
+// The workload record of this study (config digest, sizes, sample counts).
+Workload describe_workload(const StudyRuntime& runtime);
+
+// Rank 0 reads /study from `file_path`; every rank gets the declaration.
+StudyDeclaration broadcast_declaration(const RankContext& ranks, const std::string& file_path);
+
+// Runs `point` on every rank at once: every TP group of size point.tp
+// (`group` is this rank's), or with group == nullptr a shard replay on every
+// rank. On world rank 0, `first_group` holds group 0's samples (iterations ×
+// point.tp; for a replay, rank 0 alone) and `all_ranks_t_step_us` holds every
+// world rank's step time (iterations × world size). Empty on other ranks.
+struct GatheredPoint {
+  StepSamples first_group;
+  std::vector<double> all_ranks_t_step_us;
+};
+GatheredPoint run_point_everywhere(StudyRuntime& runtime, Communicator* group, const StepPoint& point,
+                                   const StepOptions& options);
+
+// Runs TP-1 at `point` on one rank at a time while the others wait: on rank 0,
+// iterations × world size, column r measured with rank r alone.
+std::vector<double> run_point_each_rank_alone(StudyRuntime& runtime, Communicator& own_group,
+                                              const StepPoint& point, const StepOptions& options);
+
+// Rank 0 prints a progress line (plain lines: the study is minutes long).
+void study_progress(const StudyRuntime& runtime, const std::string& line);
+
+}  // namespace tpb

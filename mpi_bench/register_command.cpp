@@ -1,0 +1,53 @@
+// mpi_bench register: seals the predictions of a calibrated results file.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "mpi_bench/collective_validation.hpp"
+#include "mpi_bench/commands.hpp"
+#include "mpi_bench/pipeline/stages.hpp"
+#include "mpi_bench/pipeline/study_options.hpp"
+
+namespace tpb {
+namespace {
+
+struct RegisterOptions {
+  std::string file;                // FILE.h5 from calibrate
+  std::string kill_switch = "15";  // --kill-switch PCT
+  std::string predictions_dir;     // -d DIR; empty: next to FILE.h5
+};
+
+int run_register(const RegisterOptions& options) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PreregRecord record;
+  std::string dir = options.predictions_dir;
+  validate_collectively(MPI_COMM_WORLD, [&] {
+    const double kill_switch = parse_kill_switch(options.kill_switch);
+    if (rank != 0) return;
+    if (dir.empty()) dir = std::filesystem::absolute(options.file).parent_path().string();
+    ResultsFile file(options.file);
+    record = register_stage(file.h5(), kill_switch, dir);
+    file.mark_complete();
+  });
+  if (rank == 0)
+    fmt::print("# registered {} at {}\n# sha256 {}\n# predictions: {}/predictions.json\n", options.file,
+               record.registered_at, record.sha256, dir);
+  return 0;
+}
+
+}  // namespace
+
+void add_register_command(CLI::App& root, CommandList& commands) {
+  auto options = std::make_shared<RegisterOptions>();
+  CLI::App* app = root.add_subcommand(
+      "register", "Study stage 2: write predictions.json from calibration data, sealed with SHA-256, into /prereg");
+  app->add_option("FILE", options->file, "Calibrated results file")->required();
+  app->add_option("--kill-switch", options->kill_switch, "MAPE threshold in percent for every form (default 15)");
+  app->add_option("-d,--predictions-dir", options->predictions_dir,
+                  "Where predictions.json goes (default: next to FILE)");
+  commands.push_back({app, [options](const Invocation&) { return run_register(*options); }});
+}
+
+}  // namespace tpb

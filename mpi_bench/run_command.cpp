@@ -1,0 +1,72 @@
+// mpi_bench run: the whole study in one launch:
+// calibrate -> register -> measure -> verdict -> report, into one directory.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "mpi_bench/collective_validation.hpp"
+#include "mpi_bench/commands.hpp"
+#include "mpi_bench/pipeline/stages.hpp"
+#include "mpi_bench/pipeline/study_options.hpp"
+#include "mpi_bench/provenance.hpp"
+#include "results/report.hpp"
+
+namespace tpb {
+namespace {
+
+struct RunOptions {
+  StudyFlags study;
+  std::string kill_switch = "15";
+  std::string out_dir;  // -o DIR: study.h5, predictions.json(.sha256), report.md, fig_*.png
+  bool overwrite = false;
+};
+
+int run_study(const RunOptions& options, const Invocation& invocation) {
+  StudyDeclaration declaration;
+  double kill_switch = 0;
+  validate_collectively(MPI_COMM_WORLD, [&] {
+    declaration = parse_study_flags(options.study);
+    kill_switch = parse_kill_switch(options.kill_switch);
+  });
+  StudyRuntime runtime = start_study_runtime(declaration);
+  const RunMeta meta = collect_run_meta(runtime.ranks, invocation.argc, invocation.argv);
+  const std::string results_path = (std::filesystem::path(options.out_dir) / "study.h5").string();
+  std::unique_ptr<ResultsFile> file;
+  validate_collectively(MPI_COMM_WORLD, [&] {
+    if (!runtime.ranks.is_root()) return;
+    std::filesystem::create_directories(options.out_dir);
+    file = std::make_unique<ResultsFile>(results_path, options.overwrite, meta);
+  });
+
+  calibrate_stage(runtime, file.get());
+  validate_collectively(MPI_COMM_WORLD, [&] {
+    if (!file) return;
+    const PreregRecord record = register_stage(file->h5(), kill_switch, options.out_dir);
+    study_progress(runtime, fmt::format("registered at {}, sha256 {}", record.registered_at, record.sha256));
+  });
+  measure_stage(runtime, file.get());
+  if (!file) return 0;
+  const auto results = verdict_stage(file->h5(), std::nullopt);
+  file->mark_complete();
+  file.reset();  // closed before the report reopens it read-only
+  fmt::print("{}", verdict_summary(results));
+  fmt::print("# results: {}\n# report: {}\n", results_path, write_report(results_path, options.out_dir));
+  return 0;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& root, CommandList& commands) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* app = root.add_subcommand(
+      "run", "The whole study in one launch: calibrate, register, measure, verdict, report (into -o DIR)");
+  add_study_flags(app, options->study);
+  app->add_option("--kill-switch", options->kill_switch, "MAPE threshold in percent for every form (default 15)");
+  app->add_option("-o,--output", options->out_dir, "Directory for study.h5, predictions.json, report.md")
+      ->required();
+  app->add_flag("--overwrite", options->overwrite, "Replace an existing study.h5 in DIR");
+  commands.push_back({app, [options](const Invocation& inv) { return run_study(*options, inv); }});
+}
+
+}  // namespace tpb

@@ -1,0 +1,80 @@
+#pragma once
+// The study's part of the results file: the declared workload (/study), the
+// step samples (/step, /step_nocomm, /replay, /control), the registration
+// (/prereg), and the verdicts (/verdict). Writers run on rank 0; readers turn
+// raw datasets into the plain structs the predictor judges.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "predictor/registration.hpp"
+#include "predictor/study_evaluation.hpp"
+#include "results/h5_file.hpp"
+
+namespace tpb {
+
+// Per-iteration, per-rank samples of one step point: each vector is
+// iters × ranks, row-major, as stored.
+struct StepSamples {
+  int iters = 0;
+  int ranks = 0;
+  std::vector<double> t_step_us;
+  std::vector<double> t_host_us;
+  std::vector<double> t_ar_insitu_us;  // empty when the backend did not measure it
+  std::vector<double> t_ag_insitu_us;  // empty when the backend did not measure it
+};
+
+// "/step/k2/b4_c128" for root "/step".
+std::string step_point_path(const std::string& root, int k, int batch, int context);
+
+void write_step_samples(H5File& file, const std::string& point_path, const StepSamples& samples);
+StepSamples read_step_samples(const H5File& file, const std::string& point_path);
+
+// The workload and grid declared at calibration, stored as /study attributes.
+void write_study_declaration(H5File& file, const Workload& workload, const Grid& grid);
+void read_study_declaration(const H5File& file, Workload* workload, Grid* grid);  // UsageError when absent
+
+// /prereg: the registration text, its SHA-256 and its timestamp.
+struct PreregRecord {
+  std::string text;
+  std::string sha256;
+  std::string registered_at;
+};
+void write_prereg(H5File& file, const PreregRecord& record);
+bool has_prereg(const H5File& file);
+PreregRecord read_prereg(const H5File& file);  // UsageError when absent
+
+// What the measure stage records about itself: the registration hash it ran
+// under, and when it started (UTC, microseconds).
+struct MeasurementStamp {
+  std::string prereg_sha256;
+  std::string started_at;
+};
+void write_measurement_stamp(H5File& file, const MeasurementStamp& stamp);
+bool has_measurement(const H5File& file);
+MeasurementStamp read_measurement_stamp(const H5File& file);
+
+// SHA-256 over the named datasets: each path, its shape and its raw
+// little-endian doubles, in the given order. Seals the calibration inputs.
+std::string datasets_sha256(const H5File& file, const std::vector<std::string>& dataset_paths);
+
+// Median of the slowest rank per iteration of one dataset (iters × ranks).
+double slowest_rank_median(const H5File& file, const std::string& dataset_path);
+
+// Every grid cell of the TP-k measurement, reduced for the verdict.
+std::vector<MeasuredCell> read_measured_cells(const H5File& file, const Grid& grid);
+
+// Sweep medians (slowest rank per iteration, then median) per size of one k.
+struct SweepMedians {
+  std::vector<double> bytes;
+  std::vector<double> time_us;
+};
+SweepMedians read_sweep_medians(const H5File& file, const std::string& sweep_root, int k);
+
+// /verdict: one group per (form, k) with the per-cell comparison and the verdict.
+void write_verdicts(H5File& file, const std::vector<FormDegreeResult>& results, const std::string& prereg_sha256);
+
+// A UTC timestamp with microseconds: "2026-11-30T04:15:00.123456Z" (sorts as text).
+std::string utc_timestamp_us();
+
+}  // namespace tpb

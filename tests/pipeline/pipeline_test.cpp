@@ -1,0 +1,244 @@
+// One small study at 2 ranks (TP 1 and 2, tiny config), run stage by stage in
+// process; then, on rank 0: the verdicts and the report recomputed by hand from
+// the raw datasets, and every way of tampering with the registration refused.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/error.hpp"
+#include "mpi_bench/pipeline/stages.hpp"
+#include "predictor/sha256.hpp"
+#include "results/custody.hpp"
+#include "results/report.hpp"
+
+namespace tpb {
+namespace {
+
+namespace fs = std::filesystem;
+
+int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+std::string study_dir() {
+  int pid = world_rank() == 0 ? static_cast<int>(getpid()) : 0;
+  MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return (fs::temp_directory_path() / ("tpb_pipeline_" + std::to_string(pid))).string();
+}
+
+StudyDeclaration tiny_study() {
+  StudyDeclaration d;
+  d.model_path = TPB_TINY_CONFIG;
+  d.grid = {{1, 2}, {1, 2}, {8}};
+  d.backend = "cpu";
+  d.warmup_iters = 1;
+  d.iters = 6;
+  d.sweep_iters = 3;
+  d.bootstrap_resamples = 200;
+  return d;
+}
+
+// Runs calibrate -> register -> measure -> verdict into DIR/study.h5 once per process.
+class Pipeline : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = study_dir();
+    path_ = dir_ + "/study.h5";
+    StudyRuntime runtime = start_study_runtime(tiny_study());
+    std::unique_ptr<ResultsFile> file;
+    if (world_rank() == 0) {
+      fs::create_directories(dir_);
+      RunMeta meta;
+      meta.command_line = "test_pipeline_mpi";
+      meta.hostnames = {"localhost"};
+      file = std::make_unique<ResultsFile>(path_, true, meta);
+    }
+    calibrate_stage(runtime, file.get());
+    if (file) register_stage(file->h5(), 15.0, dir_);
+    measure_stage(runtime, file.get());
+    if (file) {
+      verdict_stage(file->h5(), std::nullopt);
+      file->mark_complete();
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  static void TearDownTestSuite() {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (world_rank() == 0) fs::remove_all(dir_);
+  }
+  // A copy of the judged file for rank 0 to tamper with.
+  static std::string copy_of_study(const std::string& name) {
+    const std::string copy = dir_ + "/" + name + ".h5";
+    fs::copy_file(path_, copy, fs::copy_options::overwrite_existing);
+    return copy;
+  }
+  static inline std::string dir_;
+  static inline std::string path_;
+};
+
+std::vector<double> slowest_per_iteration_by_hand(const H5File& file, const std::string& path) {
+  std::vector<std::uint64_t> dims;
+  const std::vector<double> values = file.read_doubles(path, &dims);
+  std::vector<double> out;
+  for (std::uint64_t i = 0; i < dims[0]; ++i) {
+    double slowest = values[i * dims[1]];
+    for (std::uint64_t r = 1; r < dims[1]; ++r) slowest = std::max(slowest, values[i * dims[1] + r]);
+    out.push_back(slowest);
+  }
+  return out;
+}
+
+double median_by_hand(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : v[n / 2 - 1] + 0.5 * (v[n / 2] - v[n / 2 - 1]);
+}
+
+TEST_F(Pipeline, FileHoldsEveryStage) {
+  if (world_rank() != 0) return;
+  const H5File file(path_, H5Mode::read_only);
+  for (const char* group : {"/prereg", "/step", "/step_nocomm", "/replay", "/sweep", "/sweep_allgather", "/control",
+                            "/verdict", "/study", "/config"})
+    EXPECT_TRUE(file.exists(group)) << group;
+  EXPECT_TRUE(results_file_complete(file));
+  EXPECT_TRUE(fs::exists(dir_ + "/predictions.json"));
+}
+
+TEST_F(Pipeline, VerdictsAndReportRecomputeExactlyFromRawDatasets) {
+  if (world_rank() != 0) return;
+  const std::string report_dir = dir_ + "/report";
+  const std::string report_path = write_report(path_, report_dir);
+  std::ifstream in(report_path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string report = buffer.str();
+  for (const char* figure : {"fig_t_step_vs_k.png", "fig_terms.png", "fig_sweep.png"})
+    EXPECT_TRUE(fs::exists(report_dir + "/" + figure)) << figure;
+
+  const H5File file(path_, H5Mode::read_only);
+  const auto prereg = nlohmann::json::parse(file.read_strings("/prereg/predictions_json").front());
+  int judged = 0;
+  for (const auto& form : prereg["model_forms"])
+    for (int k : prereg["grid"]["tp"]) {
+      const std::string name = form["name"];
+      double sum = 0;
+      int cells = 0;
+      for (const auto& p : prereg["predictions"]) {
+        if (p["form"] != name || p["k"] != k) continue;
+        const double measured = median_by_hand(slowest_per_iteration_by_hand(
+            file, fmt::format("/step/k{}/b{}_c{}/t_step_us", k, p["batch"].get<int>(), p["context"].get<int>())));
+        sum += std::abs((p["t_step_us"].get<double>() - measured) / measured * 100.0);
+        ++cells;
+      }
+      const double mape = sum / cells;
+      double threshold = 0;
+      for (const auto& row : prereg["kill_switches"])
+        if (row["form"] == name) threshold = row["mape_threshold_pct"];
+      const std::string verdict = mape <= threshold ? "HOLDS" : "FALSIFIED";
+      H5Handle group = file.open_object(fmt::format("/verdict/{}/k{}", name, k));
+      EXPECT_EQ(read_double_attribute(group.id(), "mape_pct"), mape) << name << " k=" << k;
+      EXPECT_EQ(read_string_attribute(group.id(), "verdict"), verdict) << name << " k=" << k;
+      const std::string row = fmt::format("| {} | `{}` | {:.2f} % | {:.2f} % | **{}** |", k, name, mape, threshold,
+                                          verdict);
+      EXPECT_NE(report.find(row), std::string::npos) << "report lacks: " << row;
+      ++judged;
+    }
+  EXPECT_EQ(judged, 8);  // 4 forms × 2 degrees
+}
+
+// Runs `check` and expects a UsageError whose message contains `needle`.
+template <typename F>
+void expect_refusal(F check, const std::string& needle) {
+  try {
+    check();
+    ADD_FAILURE() << "accepted; expected a refusal mentioning '" << needle << "'";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find(needle), std::string::npos) << error.what();
+  }
+}
+
+void replace_prereg(const std::string& path, const std::string& text, const std::string& sha256,
+                    const std::string& registered_at) {
+  H5File file(path, H5Mode::read_write);
+  write_prereg(file, {text, sha256, registered_at});
+}
+
+TEST_F(Pipeline, ChangedThresholdIsRefused) {
+  if (world_rank() != 0) return;
+  const std::string copy = copy_of_study("threshold");
+  const PreregRecord original = read_prereg(H5File(copy, H5Mode::read_only));
+  std::string edited = original.text;
+  const std::string from = "\"mape_threshold_pct\": 15.0";
+  ASSERT_NE(edited.find(from), std::string::npos);
+  edited.replace(edited.find(from), from.size(), "\"mape_threshold_pct\": 50.0");
+  // Edited, hash left alone: the seal breaks.
+  replace_prereg(copy, edited, original.sha256, original.registered_at);
+  expect_refusal([&] { H5File f(copy, H5Mode::read_write); verdict_stage(f, std::nullopt); }, "edited after registration");
+  // Edited and resealed: the measurement still names the original registration.
+  replace_prereg(copy, edited, sha256_hex(edited), original.registered_at);
+  expect_refusal([&] { H5File f(copy, H5Mode::read_write); verdict_stage(f, std::nullopt); },
+                 "measurement ran under registration");
+  // A threshold asked for at verdict time must be the registered one.
+  const std::string intact = copy_of_study("kill_switch");
+  expect_refusal([&] { H5File f(intact, H5Mode::read_write); verdict_stage(f, 20.0); }, "differs from the 15");
+}
+
+TEST_F(Pipeline, RegistrationWrittenAfterMeasurementIsRefused) {
+  if (world_rank() != 0) return;
+  const std::string copy = copy_of_study("late");
+  const PreregRecord original = read_prereg(H5File(copy, H5Mode::read_only));
+  auto doc = nlohmann::ordered_json::parse(original.text);
+  doc["registered_at"] = "2999-01-01T00:00:00.000000Z";
+  const std::string late = doc.dump(2) + "\n";
+  replace_prereg(copy, late, sha256_hex(late), "2999-01-01T00:00:00.000000Z");
+  {
+    // Even with the measurement stamp rewritten to name the late registration.
+    H5File file(copy, H5Mode::read_write);
+    write_measurement_stamp(file, {sha256_hex(late), read_measurement_stamp(file).started_at});
+  }
+  expect_refusal([&] { H5File f(copy, H5Mode::read_write); verdict_stage(f, std::nullopt); },
+                 "is newer than the measurement");
+}
+
+TEST_F(Pipeline, MissingRegistrationIsRefused) {
+  if (world_rank() != 0) return;
+  const std::string copy = copy_of_study("unregistered");
+  {
+    H5File file(copy, H5Mode::read_write);
+    ASSERT_GE(H5Ldelete(file.id(), "/prereg", H5P_DEFAULT), 0);
+  }
+  expect_refusal([&] { H5File f(copy, H5Mode::read_write); verdict_stage(f, std::nullopt); }, "no registration");
+  expect_refusal([&] { write_report(copy, dir_ + "/unregistered_report"); }, "no registration");
+}
+
+TEST_F(Pipeline, MeasureRefusesWithoutRegistrationOnEveryRank) {
+  // Calibrated but never registered: measure must refuse before any TP-k step.
+  StudyRuntime runtime = start_study_runtime(tiny_study());
+  std::unique_ptr<ResultsFile> file;
+  const std::string path = dir_ + "/calibrated_only.h5";
+  if (world_rank() == 0) {
+    const H5File source(path_, H5Mode::read_only);
+    file = std::make_unique<ResultsFile>(path, true, RunMeta{});
+    Workload w;
+    Grid g;
+    read_study_declaration(source, &w, &g);
+    write_study_declaration(file->h5(), w, g);
+  }
+  expect_refusal([&] { measure_stage(runtime, file.get()); }, "no registration");
+  if (file) {
+    EXPECT_FALSE(has_measurement(file->h5()));
+  }
+}
+
+}  // namespace
+}  // namespace tpb
