@@ -5,8 +5,10 @@
 # other interface and no route, so nothing leaves them). One mpirun, started
 # on the first host by the jobs/mpirun launchers, reaches the second through a
 # remote-shell agent that enters its namespace instead of using ssh; Open MPI
-# talks TCP between them. Checks: the rank map shows two nodes, TP groups do
-# not straddle them, and a sweep and a small study complete across them.
+# talks TCP between them. Then jobs/slurm/study-multinode.sbatch runs on a
+# two-node Slurm over the same hosts (jobs/slurm/local-cluster.sh with
+# TPB_SLURM_HOSTS). Checks: the rank map shows two nodes, TP groups do not
+# straddle them, and a sweep and two small studies complete across them.
 #
 # usage: two_host_test.sh SOURCE_DIR MPI_BENCH WORK_DIR
 # Exits 77 (ctest SKIP_RETURN_CODE) with the reason where namespaces are denied.
@@ -28,15 +30,27 @@ namespaces=("tpb$$h0" "tpb$$h1")
 addresses=(198.18.0.1 198.18.0.2)
 hostnames=(tpb-host0 tpb-host1)
 subnet=198.18.0.0/24
+cluster=$src/jobs/slurm/local-cluster.sh
+export TPB_LOCAL_SLURM_DIR=${TMPDIR:-/tmp}/tpbench-slurm-two-hosts TPB_SLURM_PORT=16847 TPB_FAKE_GPUS=2
+export TPB_SLURM_HOSTS="${addresses[0]}=${namespaces[0]}=${hostnames[0]} ${addresses[1]}=${namespaces[1]}=${hostnames[1]}"
+export SLURM_CONF=$TPB_LOCAL_SLURM_DIR/etc/slurm.conf
 
 cleanup() {
-  local namespace pid
+  local status=$? namespace pid
+  if [ $status -ne 0 ] && [ $status -ne 77 ]; then
+    for log in "$work"/slurm-*.out "$TPB_LOCAL_SLURM_DIR"/log/*.log; do
+      [ -f "$log" ] && { echo "---- $log (last 20 lines)"; tail -n 20 "$log"; }
+    done
+  fi
+  # The Slurm daemons first: they run inside the namespaces.
+  [ -d "$TPB_LOCAL_SLURM_DIR" ] && { "$cluster" down || status=1; }
   for namespace in "${namespaces[@]}"; do
     [ -e "/run/netns/$namespace" ] || continue
     # Whatever still runs inside (an orted after a failure) goes with it.
     for pid in $(ip netns pids "$namespace" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
-    ip netns delete "$namespace" || echo "cleanup: could not delete namespace $namespace" >&2
+    ip netns delete "$namespace" || { echo "cleanup: could not delete namespace $namespace" >&2; status=1; }
   done
+  exit $status
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
@@ -65,29 +79,48 @@ printf '%s slots=2\n' "${addresses[@]}" >"$work/hosts"
 # The launchers run as they would on a real cluster's first node; only the
 # remote shell and the interface selection are specific to this test.
 export TPB_BIN=$bin TPB_OUT=$work/out TPB_BACKEND=cpu TPB_RANKS_PER_NODE=2 TPB_CORES_PER_RANK=1 OMP_NUM_THREADS=1
-export TPB_NETNS_HOSTS="${addresses[0]}=${namespaces[0]}=${hostnames[0]} ${addresses[1]}=${namespaces[1]}=${hostnames[1]}"
+export TPB_NETNS_HOSTS=$TPB_SLURM_HOSTS
 export TPB_MPIRUN_ARGS="--mca plm_rsh_agent $src/tests/jobs/netns-agent.sh --mca btl tcp,self
-  --mca btl_tcp_if_include $subnet --mca oob_tcp_if_include $subnet"
+  --mca btl_tcp_if_include $subnet --mca oob_tcp_if_include $subnet --mca mpi_yield_when_idle 1"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-on_first_host() {  # on_first_host COMMAND...: run inside host 0's namespace, under its hostname
+on_first_host() {  # on_first_host COMMAND...: run inside host 0's namespace, under its hostname, for 2 min at most
   # shellcheck disable=SC2016  # $0 and $@ belong to the inner shell
-  ip netns exec "${namespaces[0]}" unshare --uts /bin/sh -c 'hostname "$0" && exec "$@"' "${hostnames[0]}" "$@"
+  timeout 120 ip netns exec "${namespaces[0]}" unshare --uts /bin/sh -c 'hostname "$0" && exec "$@"' "${hostnames[0]}" "$@"
 }
 
+stage() { echo "== [${SECONDS}s] $*"; }
+
 check() {
-  echo "== check $1"
+  stage "check $1"
   /usr/bin/python3 "$src/tests/jobs/check_results.py" "$@"
 }
 
-echo "== sweep across ${hostnames[*]}"
+stage "sweep across ${hostnames[*]}"
 TPB_RUN_ID=sweep TPB_TP=1,2,4 TPB_SWEEP_ARGS="-b 8 -e 64K -f 4 -n 5 -w 1" \
-  timeout 120 on_first_host "$src/jobs/mpirun/sweep.sh" "$work/hosts"
+  on_first_host "$src/jobs/mpirun/sweep.sh" "$work/hosts"
 check "$work/out/sweep/sweep.h5" --complete 1 --nodes 2 --tp-within-nodes 1,2 \
   --group /sweep/k1 --group /sweep/k2 --group /sweep/k4
 
-echo "== study across ${hostnames[*]}"
+stage "study across ${hostnames[*]}"
 TPB_RUN_ID=study TPB_TP=1,2,4 TPB_MODEL="$src/tp_decoder/configs/tiny-llama.json" TPB_BATCH=1 TPB_CONTEXT=16 \
-  TPB_RUN_ARGS="-n 5 -w 1 --sweep-iters 5" timeout 120 on_first_host "$src/jobs/mpirun/study.sh" "$work/hosts"
+  TPB_RUN_ARGS="-n 5 -w 1 --sweep-iters 5" on_first_host "$src/jobs/mpirun/study.sh" "$work/hosts"
 check "$work/out/study/study.h5" --complete 1 --nodes 2 --tp-within-nodes 1,2
+
+stage "study-multinode.sbatch on a two-node Slurm over ${hostnames[*]}"
+if ! command -v sbatch >/dev/null; then
+  echo "two-host test passed without the Slurm part: sbatch not found (jobs/setup.sh installs slurm-wlm)"
+  exit 0
+fi
+"$cluster" down >/dev/null  # what an interrupted earlier run left behind
+"$cluster" up
+# Slurm's srun starts the ranks (PMIx); Open MPI reads its transport choice
+# from the environment sbatch passes on.
+job=$(TPB_ROOT=$src TPB_MODEL="$src/tp_decoder/configs/tiny-llama.json" TPB_TP=1,2,4 TPB_BATCH=1 TPB_CONTEXT=16 \
+      TPB_RUN_ARGS="-n 5 -w 1 --sweep-iters 5" OMPI_MCA_btl=tcp,self OMPI_MCA_btl_tcp_if_include=$subnet \
+      OMPI_MCA_oob_tcp_if_include=$subnet OMPI_MCA_mpi_yield_when_idle=1 \
+      ip netns exec "${namespaces[0]}" sbatch --parsable --wait --nodes=2 --ntasks-per-node=2 --cpus-per-task=1 \
+        --gpus-per-node=2 --time=5 --output="$work/slurm-%j.out" "$src/jobs/slurm/study-multinode.sbatch")
+check "$work/out/$job/study.h5" --complete 1 --nodes 2 --tp-within-nodes 1,2 --attr "slurm_job_id=$job" \
+  --attr "slurm_job_nodelist=tpb-host[0-1]" --attr slurm_job_num_nodes=2
 echo "two-host test passed"
