@@ -13,6 +13,9 @@ set -euo pipefail
 # shellcheck source=jobs/mpirun/launch-common.sh
 source "$(dirname "$0")/launch-common.sh"
 
+# CPU backend: from 32 MiB up Open MPI's temporary buffer is mmap-ed per call
+# (a ~10x step); export GLIBC_TUNABLES before launching to lift it (README:
+# "The 32 MiB cliff"). Its value is recorded in /meta either way.
 TPB_SWEEP_ARGS=${TPB_SWEEP_ARGS:--b 8 -e 256M -f 2 -n 50 -w 5}
 TPB_TP=${TPB_TP:-}
 

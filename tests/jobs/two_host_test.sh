@@ -55,6 +55,13 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
+# Namespaces an interrupted earlier run left behind (named after its pid, now gone).
+for stale in $(ip netns list 2>/dev/null | grep -oE '^tpb[0-9]+h[01]\b' || true); do
+  pid=${stale#tpb}
+  pid=${pid%h?}
+  kill -0 "$pid" 2>/dev/null || ip netns delete "$stale" 2>/dev/null || true
+done
+
 if ! error=$(ip netns add "${namespaces[0]}" 2>&1); then
   skip "network namespaces are not permitted here (ip netns add: $error)"
 fi
