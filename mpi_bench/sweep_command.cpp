@@ -22,6 +22,7 @@
 #include "mpi_bench/provenance.hpp"
 #include "mpi_bench/rank_context.hpp"
 #include "mpi_bench/sweep_output.hpp"
+#include "mpi_bench/watchdog.hpp"
 #include "results/results_file.hpp"
 #include "tpb_version.hpp"
 
@@ -60,8 +61,13 @@ struct SweepPlan {
 
 constexpr std::size_t kMaxSizes = 4096;
 // Open MPI's all-reduce temporary buffer at or above this size is always
-// mmap-ed by glibc (its dynamic mmap threshold tops out at 32 MiB).
+// mmap-ed by glibc (its dynamic mmap threshold tops out at 32 MiB, and
+// glibc.malloc.mmap_threshold cannot be set higher), then unmapped on free:
+// every call faults in fresh pages.
 constexpr std::size_t kMmapThresholdMax = std::size_t{32} << 20;
+// Measured to lift it: no mmap at all, and no trimming of the heap top (the
+// default 128 KiB trim threshold would hand the pages back on every free).
+constexpr const char* kLiftMmapCliff = "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967296";
 
 std::string default_backend() {
   const CudaInfo cuda = query_cuda_info();
@@ -230,7 +236,10 @@ int run_sweep(const SweepCommandOptions& options, const Invocation& invocation) 
 
   const std::unique_ptr<Communicator> world = make_communicator(plan.backend, MPI_COMM_WORLD);
   ProgressDisplay progress(ranks.is_root());
-  plan.sweep.on_point = [&](const SweepProgress& p) { progress.point(p); };
+  plan.sweep.on_point = [&](const SweepProgress& p) {
+    report_progress("sweep", fmt::format("{} k={} bytes={}", *p.operation, p.group_size, p.bytes));  // -T watchdog
+    progress.point(p);
+  };
   if (ranks.is_root()) print_header(plan, ranks);
 
   std::vector<SweepRow> rows;
@@ -250,9 +259,9 @@ int run_sweep(const SweepCommandOptions& options, const Invocation& invocation) 
       for (const SweepRow& row : group_rows) fmt::print("{}", table_line(row));
       print_fits(tp, fits);
       if (parameters.bandwidth_cliff_bytes > 0)
-        fmt::print("# note: algbw falls more than 2.5x at {}: glibc mmaps Open MPI's temporary buffer on every call "
-                   "at >= 32 MiB; GLIBC_TUNABLES=glibc.malloc.mmap_threshold=... lifts it (see README)\n",
-                   format_bytes(parameters.bandwidth_cliff_bytes));
+        fmt::print("# note: algbw falls more than 2.5x at {}: glibc mmaps (and unmaps) Open MPI's temporary buffer on "
+                   "every call at >= 32 MiB; GLIBC_TUNABLES={} lifts it (README: the 32 MiB cliff)\n",
+                   format_bytes(parameters.bandwidth_cliff_bytes), kLiftMmapCliff);
       std::fflush(stdout);
       rows.insert(rows.end(), group_rows.begin(), group_rows.end());
       if (results) {
