@@ -22,8 +22,8 @@ if [ ! -x "$TPB_BIN" ]; then
   exit 2
 fi
 
-# GPUs this node shows; Slurm's CUDA_VISIBLE_DEVICES already limits
-# nvidia-smi to the job's own. A CPU-only node (no nvidia-smi) counts 0.
+# GPUs this node shows the job (all of them, or only the job's own where
+# Slurm constrains devices with cgroups); a node without nvidia-smi counts 0.
 tpb_gpu_count() {
   { nvidia-smi -L 2>/dev/null || true; } | grep -c '^GPU ' || true
 }

@@ -82,8 +82,10 @@ check "$work/out/$job/study.h5" --complete 1 --attr "slurm_job_id=$job" "${job_m
 stage "scancel mid-run leaves a readable, incomplete file"
 # TP-1 (one rank per group, no communication) finishes in seconds; TP-2
 # would take minutes at this iteration count. Cancelled once TP-1 is written.
+# Submitted as on a CPU-only partition: --gpus-per-node=0 overrides the header
+# (the job still sees the node's GPUs: --exclusive gives it the whole node).
 job=$(TPB_TP=1,2 TPB_SWEEP_ARGS="-b 8 -e 1M -f 4 -n 20000 -w 1" \
-      sbatch --parsable "${small_job[@]}" "$src/jobs/slurm/sweep.sbatch")
+      sbatch --parsable "${small_job[@]}" --gpus-per-node=0 "$src/jobs/slurm/sweep.sbatch")
 log=$work/slurm-$job.out
 deadline=$((SECONDS + 60))
 until grep -q '^# fit all_reduce k=1' "$log" 2>/dev/null; do
