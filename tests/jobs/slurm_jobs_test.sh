@@ -38,6 +38,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
+trap 'echo "FAILED: line $LINENO: $BASH_COMMAND"' ERR
 
 "$cluster" down >/dev/null  # what an interrupted earlier run left behind
 "$cluster" up

@@ -54,6 +54,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
+trap 'echo "FAILED: line $LINENO: $BASH_COMMAND"' ERR
 
 # Namespaces an interrupted earlier run left behind (named after its pid, now gone).
 for stale in $(ip netns list 2>/dev/null | grep -oE '^tpb[0-9]+h[01]\b' || true); do
