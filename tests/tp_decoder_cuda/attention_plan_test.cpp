@@ -1,10 +1,11 @@
 // The decode-attention launch shape (host arithmetic, runs without a GPU):
 // every split non-empty, chunks within shared memory, enough blocks to fill
 // the GPU when the context allows, and invalid shapes refused.
+#include "tp_decoder/cuda/attention_plan.hpp"
+
 #include <gtest/gtest.h>
 
 #include "common/error.hpp"
-#include "tp_decoder/cuda/attention_plan.hpp"
 
 namespace tpb::gpu {
 namespace {
@@ -84,8 +85,8 @@ TEST(AttentionPlan, InvariantsHoldOverAGridOfShapes) {
         for (int head_dim : {16, 64, 128, 256})
           for (int n_ctx : {1, 31, 32, 33, 513, 4097, 32769}) {
             const AttentionShape s = shape(batch, kv * group, kv, head_dim, n_ctx);
-            SCOPED_TRACE(::testing::Message() << "b" << batch << "_kv" << kv << "_g" << group << "_d" << head_dim
-                                              << "_c" << n_ctx);
+            SCOPED_TRACE(::testing::Message()
+                         << "b" << batch << "_kv" << kv << "_g" << group << "_d" << head_dim << "_c" << n_ctx);
             expect_valid(s, plan_attention(s, kH100Sms));
           }
 }

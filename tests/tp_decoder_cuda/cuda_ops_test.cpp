@@ -4,6 +4,7 @@
 // Skipped without a CUDA device.
 #include <cmath>
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -17,15 +18,28 @@ using ::testing::Values;
 
 std::string dims(std::initializer_list<std::pair<const char*, int>> parts) {
   std::string name;
-  for (const auto& [label, value] : parts) name += (name.empty() ? "" : "_") + std::string(label) + std::to_string(value);
+  for (const auto& [label, value] : parts) {
+    if (!name.empty()) name += '_';
+    name += label;
+    name += std::to_string(value);
+  }
   return name;
 }
+
+// Test names are the cases as PrintTo writes them (letters, digits and '_').
+struct PrintedName {
+  template <typename T>
+  std::string operator()(const ::testing::TestParamInfo<T>& p) const {
+    return ::testing::PrintToString(p.param);
+  }
+};
 
 // --- RMSNorm -------------------------------------------------------------------------
 struct NormCase {
   int rows;
   int cols;
 };
+void PrintTo(const NormCase& c, std::ostream* os) { *os << dims({{"r", c.rows}, {"c", c.cols}}); }
 class CudaRmsnorm : public TwinBackends, public ::testing::WithParamInterface<NormCase> {};
 
 TEST_P(CudaRmsnorm, MatchesCpu) {
@@ -38,9 +52,7 @@ TEST_P(CudaRmsnorm, MatchesCpu) {
   EXPECT_TRUE(all_close(read_cuda(out), read_cpu(out), kBf16OutputRtol, 1e-6));
 }
 INSTANTIATE_TEST_SUITE_P(Shapes, CudaRmsnorm, Values(NormCase{1, 64}, NormCase{4, 4096}, NormCase{3, 1000}),
-                         [](const ::testing::TestParamInfo<NormCase>& p) {
-                           return dims({{"r", p.param.rows}, {"c", p.param.cols}});
-                         });
+                         PrintedName());
 
 // --- matmul (cuBLAS) ------------------------------------------------------------------
 struct MatmulCase {
@@ -50,6 +62,9 @@ struct MatmulCase {
   bool bias;
   bool logits;  // fp32 output, as the LM head
 };
+void PrintTo(const MatmulCase& c, std::ostream* os) {
+  *os << dims({{"m", c.m}, {"n", c.n}, {"k", c.k}}) << (c.bias ? "_bias" : "") << (c.logits ? "_f32out" : "");
+}
 class CudaMatmul : public TwinBackends, public ::testing::WithParamInterface<MatmulCase> {};
 
 TEST_P(CudaMatmul, MatchesCpu) {
@@ -68,11 +83,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, CudaMatmul,
                          Values(MatmulCase{1, 256, 512, false, false}, MatmulCase{8, 1000, 300, false, false},
                                 MatmulCase{32, 512, 1024, true, false}, MatmulCase{1, 192, 96, true, false},
                                 MatmulCase{3, 640, 256, false, true}),
-                         [](const ::testing::TestParamInfo<MatmulCase>& p) {
-                           const MatmulCase& c = p.param;
-                           return dims({{"m", c.m}, {"n", c.n}, {"k", c.k}}) + (c.bias ? "_bias" : "") +
-                                  (c.logits ? "_f32out" : "");
-                         });
+                         PrintedName());
 
 // --- RoPE, KV write, attention ------------------------------------------------------------
 struct AttentionCase {
@@ -83,12 +94,14 @@ struct AttentionCase {
   int positions;    // cache capacity
   int n_positions;  // attended (and the RoPE position + 1)
 };
-std::string attention_name(const ::testing::TestParamInfo<AttentionCase>& p) {
-  const AttentionCase& c = p.param;
-  return dims({{"b", c.batch}, {"q", c.q_heads}, {"kv", c.kv_heads}, {"d", c.head_dim}, {"cap", c.positions},
+void PrintTo(const AttentionCase& c, std::ostream* os) {
+  *os << dims({{"b", c.batch},
+               {"q", c.q_heads},
+               {"kv", c.kv_heads},
+               {"d", c.head_dim},
+               {"cap", c.positions},
                {"n", c.n_positions}});
 }
-
 class CudaAttentionOps : public TwinBackends, public ::testing::WithParamInterface<AttentionCase> {
  protected:
   AttentionShape shape() const {
@@ -133,7 +146,8 @@ TEST_P(CudaAttentionOps, KvWriteCopiesExactly) {
 
 TEST_P(CudaAttentionOps, AttentionMatchesCpu) {
   const AttentionCase c = GetParam();
-  Twin qkv = make(c.batch, qkv_cols(), TensorRole::activation, bf16_values(std::size_t(c.batch) * qkv_cols(), 1.0f, 10));
+  Twin qkv =
+      make(c.batch, qkv_cols(), TensorRole::activation, bf16_values(std::size_t(c.batch) * qkv_cols(), 1.0f, 10));
   const std::size_t cache_n = std::size_t(c.batch) * cache_cols();
   Twin k_cache = make(c.batch, cache_cols(), TensorRole::kv_cache, bf16_values(cache_n, 1.0f, 11));
   Twin v_cache = make(c.batch, cache_cols(), TensorRole::kv_cache, bf16_values(cache_n, 1.0f, 12));
@@ -147,7 +161,8 @@ TEST_P(CudaAttentionOps, AttentionMatchesCpu) {
 // (same kernels, same scratch: the split plan's scratch is sized by the eager call).
 TEST_P(CudaAttentionOps, GraphReplayEqualsEager) {
   const AttentionCase c = GetParam();
-  Twin qkv = make(c.batch, qkv_cols(), TensorRole::activation, bf16_values(std::size_t(c.batch) * qkv_cols(), 1.0f, 13));
+  Twin qkv =
+      make(c.batch, qkv_cols(), TensorRole::activation, bf16_values(std::size_t(c.batch) * qkv_cols(), 1.0f, 13));
   const std::size_t cache_n = std::size_t(c.batch) * cache_cols();
   Twin k_cache = make(c.batch, cache_cols(), TensorRole::kv_cache, bf16_values(cache_n, 1.0f, 14));
   Twin v_cache = make(c.batch, cache_cols(), TensorRole::kv_cache, bf16_values(cache_n, 1.0f, 15));
@@ -171,22 +186,20 @@ INSTANTIATE_TEST_SUITE_P(Shapes, CudaAttentionOps,
                                 AttentionCase{3, 7, 1, 256, 1000, 1000},  // head_dim 256, odd group (Qwen at TP-4)
                                 AttentionCase{4, 32, 8, 128, 40, 40},     // Llama 8B heads, one chunk
                                 AttentionCase{2, 4, 4, 32, 100, 1}),      // no GQA, a single position
-                         attention_name);
+                         PrintedName());
 
 // --- elementwise -----------------------------------------------------------------------
 struct RowsCols {
   int rows;
   int cols;
 };
-std::string rows_cols_name(const ::testing::TestParamInfo<RowsCols>& p) {
-  return dims({{"r", p.param.rows}, {"c", p.param.cols}});
-}
-
+void PrintTo(const RowsCols& c, std::ostream* os) { *os << dims({{"r", c.rows}, {"c", c.cols}}); }
 class CudaElementwise : public TwinBackends, public ::testing::WithParamInterface<RowsCols> {};
 
 TEST_P(CudaElementwise, SiluMulMatchesCpu) {
   const RowsCols c = GetParam();
-  Twin gate_up = make(c.rows, 2 * c.cols, TensorRole::activation, bf16_values(std::size_t(c.rows) * 2 * c.cols, 4.0f, 16));
+  Twin gate_up =
+      make(c.rows, 2 * c.cols, TensorRole::activation, bf16_values(std::size_t(c.rows) * 2 * c.cols, 4.0f, 16));
   Twin out = zeros(c.rows, c.cols, TensorRole::activation);
   cpu_->silu_mul(*out.cpu, *gate_up.cpu);
   cuda_->silu_mul(*out.cuda, *gate_up.cuda);
@@ -204,7 +217,7 @@ TEST_P(CudaElementwise, AddMatchesCpu) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, CudaElementwise, Values(RowsCols{1, 64}, RowsCols{5, 3000}, RowsCols{32, 14336}),
-                         rows_cols_name);
+                         PrintedName());
 
 // --- embedding and argmax ----------------------------------------------------------------
 class CudaTokens : public TwinBackends {};
@@ -250,7 +263,11 @@ TEST_P(CudaArgmax, MatchesCpuAcrossShards) {
   EXPECT_EQ(cuda_ids[2], tie_high);
 }
 INSTANTIATE_TEST_SUITE_P(Shards, CudaArgmax, Values(1, 4),
-                         [](const ::testing::TestParamInfo<int>& p) { return "shards" + std::to_string(p.param); });
+                         [](const ::testing::TestParamInfo<int>& p) {
+                           std::string name = "shards";
+                           name += std::to_string(p.param);
+                           return name;
+                         });
 
 // --- synthetic weights, events, graphs ------------------------------------------------------
 class CudaBackendBasics : public TwinBackends {};

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -32,7 +33,9 @@ struct StepResult {
   std::vector<std::int32_t> tokens;
 };
 
-ModelConfig tiny_config(const char* name) { return load_model_config(std::string(TPB_CONFIG_DIR "/") + name + ".json"); }
+ModelConfig tiny_config(const char* name) {
+  return load_model_config(std::string(TPB_CONFIG_DIR "/") + name + ".json");
+}
 
 // Builds TP-1 weights and state on `backend` and runs one step, reading the
 // residual stream after every layer (downloads are ordered on the stream).
@@ -50,10 +53,11 @@ StepResult run_tp1_step(Backend& backend, const ModelConfig& config, int batch, 
   return result;
 }
 
-std::string step_case_name(const ::testing::TestParamInfo<StepCase>& param_info) {
-  std::string name = param_info.param.config;
-  std::replace(name.begin(), name.end(), '-', '_');
-  return name + "_b" + std::to_string(param_info.param.batch) + "_c" + std::to_string(param_info.param.context);
+// "tiny_llama_b3_c200": readable in listings, and a valid test name.
+void PrintTo(const StepCase& c, std::ostream* os) {
+  std::string config = c.config;
+  std::replace(config.begin(), config.end(), '-', '_');
+  *os << config << "_b" << c.batch << "_c" << c.context;
 }
 
 class CudaStep : public TwinBackends, public ::testing::WithParamInterface<StepCase> {};
@@ -109,10 +113,10 @@ TEST_P(CudaStep, GraphReplayEqualsEagerStep) {
 }
 
 INSTANTIATE_TEST_SUITE_P(TinyConfigs, CudaStep,
-                         ::testing::Values(StepCase{"tiny-llama", 1, 5},     // llama3 RoPE scaling
-                                           StepCase{"tiny-llama", 3, 200},   // split attention
-                                           StepCase{"tiny-qwen2", 2, 64},    // q/k/v biases, tied embeddings
-                                           StepCase{"tiny-mqa", 4, 100}),    // one kv head for 8 q heads
-                         step_case_name);
+                         ::testing::Values(StepCase{"tiny-llama", 1, 5},    // llama3 RoPE scaling
+                                           StepCase{"tiny-llama", 3, 200},  // split attention
+                                           StepCase{"tiny-qwen2", 2, 64},   // q/k/v biases, tied embeddings
+                                           StepCase{"tiny-mqa", 4, 100}),   // one kv head for 8 q heads
+                         [](const ::testing::TestParamInfo<StepCase>& p) { return ::testing::PrintToString(p.param); });
 }  // namespace
 }  // namespace tpb::test

@@ -67,14 +67,14 @@ __global__ void __launch_bounds__(kAttentionThreads) decode_attention_kernel(Att
   const int warp = threadIdx.x / kWarpSize;
   const int n_warps = blockDim.x / kWarpSize;
 
-  extern __shared__ float4 smem_raw[];  // float4: 16-byte aligned, so float2 views below are aligned
+  extern __shared__ float4 smem_raw[];              // float4: 16-byte aligned, so float2 views below are aligned
   float* q_s = reinterpret_cast<float*>(smem_raw);  // (group, head_dim), pre-scaled
   float* scores = q_s + group * s.head_dim;         // (group, chunk)
   float* row_max = scores + group * p.chunk;        // (group)
   float* row_sum = row_max + group;                 // (group)
 
-  const bf16* q_row = p.qkv + static_cast<std::size_t>(seq) * p.layout.row_stride +
-                      static_cast<std::size_t>(first_q_head) * s.head_dim;
+  const bf16* q_row =
+      p.qkv + static_cast<std::size_t>(seq) * p.layout.row_stride + static_cast<std::size_t>(first_q_head) * s.head_dim;
   for (int i = threadIdx.x; i < group * s.head_dim; i += blockDim.x) q_s[i] = to_float(q_row[i]) * p.scale;
   __syncthreads();
 
@@ -131,6 +131,7 @@ __global__ void __launch_bounds__(kAttentionThreads) decode_attention_kernel(Att
     const float* weight = scores + g * p.chunk;
     const auto* v = reinterpret_cast<const __nv_bfloat162*>(v_chunk) + pair;
     float2 acc = make_float2(0.0f, 0.0f);
+#pragma unroll 8  // independent loads of successive rows in flight together
     for (int t = 0; t < len; ++t) {
       const float2 value = __bfloat1622float2(v[static_cast<std::size_t>(t) * half_dim]);
       acc.x += weight[t] * value.x;
@@ -212,18 +213,26 @@ void decode_attention(bf16* out, const bf16* qkv, const QkvLayout& layout, const
   // bf16x2 and float2 accesses: rows start at even element offsets (head_dim is even).
   TPB_CHECK(aligned(k_cache, 4) && aligned(v_cache, 4) && aligned(out, 4), "decode_attention: misaligned buffer");
   if (plan.num_splits > 1)
-    TPB_CHECK(workspace.partial_out && workspace.partial_max && workspace.partial_sum &&
-                  aligned(workspace.partial_out, 8),
-              "decode_attention: a split plan needs its workspace");
+    TPB_CHECK(
+        workspace.partial_out && workspace.partial_max && workspace.partial_sum && aligned(workspace.partial_out, 8),
+        "decode_attention: a split plan needs its workspace");
 
-  const AttentionParams params{out,   qkv,  layout, k_cache, v_cache, shape, plan.chunk, plan.num_splits,
-                               1.0f / std::sqrt(static_cast<float>(shape.head_dim)), workspace};
+  const AttentionParams params{out,
+                               qkv,
+                               layout,
+                               k_cache,
+                               v_cache,
+                               shape,
+                               plan.chunk,
+                               plan.num_splits,
+                               1.0f / std::sqrt(static_cast<float>(shape.head_dim)),
+                               workspace};
   const dim3 grid(shape.n_kv_heads * plan.num_splits, shape.batch);
   decode_attention_kernel<<<grid, kAttentionThreads, plan.smem_bytes, stream>>>(params);
   CUDA_CHECK_LAUNCH();
   if (plan.num_splits > 1) {
     combine_kernel<<<shape.batch * shape.n_q_heads, kCombineThreads, 0, stream>>>(out, workspace, plan.num_splits,
-                                                                                 shape.head_dim);
+                                                                                  shape.head_dim);
     CUDA_CHECK_LAUNCH();
   }
 }

@@ -20,7 +20,7 @@ struct QkvLayout {
   int v_offset = 0;    // first v element within a row
 };
 
-struct AttentionWorkspace {  // device scratch sized by AttentionPlan (may be null when num_splits == 1)
+struct AttentionWorkspace {      // device scratch sized by AttentionPlan (may be null when num_splits == 1)
   float* partial_out = nullptr;  // (batch, n_q_heads, num_splits, head_dim)
   float* partial_max = nullptr;  // (batch, n_q_heads, num_splits)
   float* partial_sum = nullptr;  // (batch, n_q_heads, num_splits)

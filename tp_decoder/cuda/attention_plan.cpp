@@ -14,15 +14,13 @@ int round_up(int a, int quantum) { return ceil_div_int(a, quantum) * quantum; }
 
 void validate(const AttentionShape& s, int sm_count) {
   TPB_CHECK(s.batch > 0 && s.n_q_heads > 0 && s.n_kv_heads > 0, "attention: batch and head counts must be positive");
-  TPB_CHECK(s.n_q_heads % s.n_kv_heads == 0,
-            "attention: n_kv_heads " + std::to_string(s.n_kv_heads) + " does not divide n_q_heads " +
-                std::to_string(s.n_q_heads));
+  TPB_CHECK(s.n_q_heads % s.n_kv_heads == 0, "attention: n_kv_heads " + std::to_string(s.n_kv_heads) +
+                                                 " does not divide n_q_heads " + std::to_string(s.n_q_heads));
   TPB_CHECK(s.head_dim > 0 && s.head_dim % 2 == 0 && s.head_dim <= kMaxAttentionHeadDim,
             "attention: head_dim " + std::to_string(s.head_dim) + " must be even and at most " +
                 std::to_string(kMaxAttentionHeadDim));
-  TPB_CHECK(s.n_ctx >= 1 && s.n_ctx <= s.capacity,
-            "attention: n_ctx " + std::to_string(s.n_ctx) + " outside [1, capacity " + std::to_string(s.capacity) +
-                "]");
+  TPB_CHECK(s.n_ctx >= 1 && s.n_ctx <= s.capacity, "attention: n_ctx " + std::to_string(s.n_ctx) +
+                                                       " outside [1, capacity " + std::to_string(s.capacity) + "]");
   TPB_CHECK(sm_count > 0, "attention: sm_count must be positive");
 }
 

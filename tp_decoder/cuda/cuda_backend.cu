@@ -39,7 +39,9 @@ int to_int(std::int64_t value, const char* what) {
   return static_cast<int>(value);
 }
 
-std::int64_t qkv_cols(const AttentionShape& s) { return static_cast<std::int64_t>(s.q_heads + 2 * s.kv_heads) * s.head_dim; }
+std::int64_t qkv_cols(const AttentionShape& s) {
+  return static_cast<std::int64_t>(s.q_heads + 2 * s.kv_heads) * s.head_dim;
+}
 std::int64_t cache_cols(const AttentionShape& s) {
   return static_cast<std::int64_t>(s.kv_heads) * s.positions * s.head_dim;
 }
@@ -78,6 +80,7 @@ class CudaBackend final : public Backend {
 
   ~CudaBackend() override {
     // Destructors must not throw: errors here are ignored (the process is ending or already failing).
+    abandon_capture();
     cudaStreamSynchronize(stream_);
     drop_graph();
     cudaFree(attention_scratch_);
@@ -92,18 +95,22 @@ class CudaBackend final : public Backend {
   std::string device_description() const override {
     int cublas_version = 0;
     cublasGetVersion(cublas_, &cublas_version);
-    return fmt::format("cuda bf16, {} (sm_{}, {} SMs), cuBLAS {}", device_name_, compute_capability_, sm_count_,
-                       cublas_version);
+    return fmt::format("cuda bf16, {} (sm_{}, {} SMs), cuBLAS {}.{}.{}", device_name_, compute_capability_, sm_count_,
+                       cublas_version / 10000, cublas_version % 10000 / 100, cublas_version % 100);  // 130100 -> 13.1.0
   }
   MemoryKind memory_kind() const override { return MemoryKind::device; }
   ElementType storage_type(TensorRole role) const override {
     switch (role) {
       case TensorRole::weight:
       case TensorRole::activation:
-      case TensorRole::kv_cache: return ElementType::bf16;
-      case TensorRole::logits: return ElementType::f32;  // argmax over fp32: fewer ties than bf16's 8 bits
-      case TensorRole::table: return ElementType::f32;   // RoPE frequencies: see rope()
-      case TensorRole::tokens: return ElementType::i32;
+      case TensorRole::kv_cache:
+        return ElementType::bf16;
+      case TensorRole::logits:
+        return ElementType::f32;  // argmax over fp32: fewer ties than bf16's 8 bits
+      case TensorRole::table:
+        return ElementType::f32;  // RoPE frequencies: see rope()
+      case TensorRole::tokens:
+        return ElementType::i32;
     }
     return ElementType::bf16;
   }
@@ -122,9 +129,14 @@ class CudaBackend final : public Backend {
       CUDA_CHECK(cudaMemsetAsync(t.data, 0, t.bytes(), stream_));
     return t;
   }
+  // Runs in OwnedTensor's destructor, also while an exception unwinds out of a
+  // capture or after a sticky CUDA error: it must not throw (that would end the
+  // process before the original error is reported), so errors are ignored here;
+  // a real one surfaces at the next checked call.
   void release(Tensor& t) override {
-    CUDA_CHECK(cudaStreamSynchronize(stream_));  // no queued kernel may still use it
-    CUDA_CHECK(cudaFree(t.data));
+    abandon_capture();
+    cudaStreamSynchronize(stream_);  // no queued kernel may still use it
+    cudaFree(t.data);
     t.data = nullptr;
   }
   void upload(Tensor& dst, const float* src) override {
@@ -269,8 +281,11 @@ class CudaBackend final : public Backend {
     CUDA_CHECK(cudaEventCreate(&event));
     return event;
   }
-  void destroy_event(EventHandle event) override { CUDA_CHECK(cudaEventDestroy(static_cast<cudaEvent_t>(event))); }
-  void record_event(EventHandle event) override { CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(event), stream_)); }
+  // Runs in destructors (StepTimeline): never throws, as release().
+  void destroy_event(EventHandle event) override { cudaEventDestroy(static_cast<cudaEvent_t>(event)); }
+  void record_event(EventHandle event) override {
+    CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(event), stream_));
+  }
   double elapsed_us(EventHandle start, EventHandle end) override {
     CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(end)));
     float ms = 0.0f;
@@ -328,6 +343,16 @@ class CudaBackend final : public Backend {
     CUDA_CHECK(cudaMalloc(&attention_scratch_, floats * sizeof(float)));
     attention_scratch_floats_ = floats;
     return attention_scratch_;
+  }
+
+  // A capture left open by an exception: closed and discarded so the stream works again.
+  void abandon_capture() {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(stream_, &status) != cudaSuccess || status == cudaStreamCaptureStatusNone) return;
+    cudaGraph_t partial = nullptr;
+    cudaStreamEndCapture(stream_, &partial);
+    if (partial) cudaGraphDestroy(partial);
+    cudaGetLastError();  // clear the (non-sticky) invalidated-capture error
   }
 
   void drop_graph() {

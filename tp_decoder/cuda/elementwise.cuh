@@ -19,7 +19,7 @@ void broadcast_rows(__nv_bfloat16* out, const __nv_bfloat16* bias, int rows, int
 // out[r, c] = silu(gate[r, c]) * up[r, c], silu(g) = g / (1 + exp(-g)).
 // gate and up rows are in_stride elements apart (both halves of one fused
 // gate|up GEMM output share a stride); out rows are cols elements apart.
-void silu_mul(__nv_bfloat16* out, const __nv_bfloat16* gate, const __nv_bfloat16* up, int rows, int cols,
-              int in_stride, cudaStream_t stream);
+void silu_mul(__nv_bfloat16* out, const __nv_bfloat16* gate, const __nv_bfloat16* up, int rows, int cols, int in_stride,
+              cudaStream_t stream);
 
 }  // namespace tpb::gpu

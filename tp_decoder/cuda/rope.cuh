@@ -12,11 +12,11 @@
 namespace tpb::gpu {
 
 struct RopeShape {
-  int batch = 0;        // sequences, one new token each
-  int row_stride = 0;   // elements between consecutive sequences' rows of qkv
-  int n_q_heads = 0;    // q heads at the start of each row
-  int n_kv_heads = 0;   // k heads right after the q heads (v, after them, is not rotated)
-  int head_dim = 0;     // even
+  int batch = 0;       // sequences, one new token each
+  int row_stride = 0;  // elements between consecutive sequences' rows of qkv
+  int n_q_heads = 0;   // q heads at the start of each row
+  int n_kv_heads = 0;  // k heads right after the q heads (v, after them, is not rotated)
+  int head_dim = 0;    // even
 };
 
 // qkv: (batch, row_stride) bf16; inv_freq: (head_dim / 2) fp32 on the device.

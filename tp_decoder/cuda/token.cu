@@ -18,9 +18,8 @@ __global__ void embedding_kernel(bf16* out, const std::int32_t* tokens, const bf
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= hidden) return;
   const std::int32_t token = tokens[b];
-  out[static_cast<std::size_t>(b) * hidden + i] = (token >= 0 && token < vocab)
-                                                      ? table[static_cast<std::size_t>(token) * hidden + i]
-                                                      : to_bf16(NAN);
+  out[static_cast<std::size_t>(b) * hidden + i] =
+      (token >= 0 && token < vocab) ? table[static_cast<std::size_t>(token) * hidden + i] : to_bf16(NAN);
 }
 
 struct Candidate {
@@ -81,7 +80,8 @@ void embedding(bf16* out, const std::int32_t* tokens, const bf16* table, int bat
 
 void argmax(std::int32_t* tokens, const float* logits, int batch, int vocab_per_shard, int shards,
             cudaStream_t stream) {
-  TPB_CHECK(batch > 0 && vocab_per_shard > 0 && shards > 0, "argmax: batch, vocab_per_shard and shards must be positive");
+  TPB_CHECK(batch > 0 && vocab_per_shard > 0 && shards > 0,
+            "argmax: batch, vocab_per_shard and shards must be positive");
   TPB_CHECK(static_cast<long long>(vocab_per_shard) * shards < kNoIndex,
             "argmax: vocabulary too large for int indices");
   argmax_kernel<<<batch, kArgmaxThreads, 0, stream>>>(tokens, logits, batch, vocab_per_shard, shards);

@@ -17,7 +17,6 @@ void embedding(__nv_bfloat16* out, const std::int32_t* tokens, const __nv_bfloat
 // NaN never wins. logits are the all-gathered vocab-parallel LM-head outputs,
 // shard-major: (shards, batch, vocab_per_shard), so vocabulary index
 // v = shard * vocab_per_shard + j is at logits[(shard * batch + b) * vocab_per_shard + j].
-void argmax(std::int32_t* tokens, const float* logits, int batch, int vocab_per_shard, int shards,
-            cudaStream_t stream);
+void argmax(std::int32_t* tokens, const float* logits, int batch, int vocab_per_shard, int shards, cudaStream_t stream);
 
 }  // namespace tpb::gpu

@@ -1,0 +1,119 @@
+// mpi_bench d2d: device-to-device copy bandwidth of each rank's GPU, all ranks
+// at once: the bound for the memory-bound GPU decode step (weight_GBps of
+// `step` against it), as membw is for the CPU step.
+#include <fmt/format.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collectives/mpi_check.hpp"
+#include "common/error.hpp"
+#include "common/parse.hpp"
+#include "mpi_bench/collective_validation.hpp"
+#include "mpi_bench/commands.hpp"
+#include "mpi_bench/provenance.hpp"
+#include "mpi_bench/rank_context.hpp"
+#include "predictor/statistics.hpp"
+#include "results/results_file.hpp"
+#if defined(TPB_CUDA_BACKEND)
+#include "tp_decoder/cuda/d2d_copy.hpp"  // measure_d2d_copy_GBps
+#endif
+
+namespace tpb {
+namespace {
+
+struct D2dCommandOptions {
+  std::string bytes = "1G";  // --bytes
+  std::string warmup = "3";  // -w
+  std::string iters = "20";  // -n
+  std::string output;        // -o FILE.h5
+  bool overwrite = false;
+};
+
+#if defined(TPB_CUDA_BACKEND)
+// /d2d/copy_GBps (iters x ranks); rank 0 writes, every rank calls (gathers).
+std::vector<double> gather_by_iteration(const std::vector<double>& mine, int rank, int size) {
+  const int iters = static_cast<int>(mine.size());
+  std::vector<double> by_rank(rank == 0 ? mine.size() * static_cast<std::size_t>(size) : 0);
+  MPI_CHECK(MPI_Gather(mine.data(), iters, MPI_DOUBLE, by_rank.data(), iters, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+  if (rank != 0) return {};
+  std::vector<double> matrix(by_rank.size());
+  for (int r = 0; r < size; ++r)
+    for (int i = 0; i < iters; ++i)
+      matrix[static_cast<std::size_t>(i * size + r)] = by_rank[static_cast<std::size_t>(r * iters + i)];
+  return matrix;
+}
+#endif
+
+int run_d2d(const D2dCommandOptions& o, const Invocation& invocation) {
+#if !defined(TPB_CUDA_BACKEND)
+  (void)o;
+  (void)invocation;
+  validate_collectively(MPI_COMM_WORLD, [&] {
+    throw UsageError("d2d: this build has no CUDA support (rebuild where nvcc is found, TPB_CUDA=AUTO or ON)");
+  });
+  return kExitUsage;
+#else
+  RankContext ranks;
+  D2dCopyOptions options;
+  validate_collectively(MPI_COMM_WORLD, [&] {
+    options.bytes = static_cast<std::size_t>(parse_bytes("--bytes", o.bytes));
+    if (options.bytes == 0) throw UsageError(fmt::format("--bytes: invalid value '{}' (expected at least 1)", o.bytes));
+    options.warmup = static_cast<int>(parse_integer("-w/--warmup", o.warmup, 0));
+    options.iters = static_cast<int>(parse_integer("-n/--iters", o.iters, 1));
+    ranks = bootstrap_ranks(MPI_COMM_WORLD, true);
+  });
+  const RunMeta meta = collect_run_meta(ranks, invocation.argc, invocation.argv);
+  std::unique_ptr<ResultsFile> results;
+  validate_collectively(MPI_COMM_WORLD, [&] {
+    if (ranks.is_root() && !o.output.empty()) results = std::make_unique<ResultsFile>(o.output, o.overwrite, meta);
+  });
+  MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));  // every GPU copies at once, as the ranks of a step run at once
+  const std::vector<double> mine = measure_d2d_copy_GBps(options);
+  const std::vector<double> matrix = gather_by_iteration(mine, ranks.rank, ranks.size);
+
+  const double my_median = median(mine);
+  std::vector<double> medians(static_cast<std::size_t>(ranks.size));
+  MPI_CHECK(MPI_Gather(&my_median, 1, MPI_DOUBLE, medians.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+  if (!ranks.is_root()) return 0;
+  if (results) {
+    results->h5().write_dataset("/d2d/copy_GBps", matrix,
+                                {static_cast<std::uint64_t>(mine.size()), static_cast<std::uint64_t>(ranks.size)});
+    H5Handle group = results->h5().group("/d2d");
+    write_attribute(group.id(), "bytes", static_cast<std::int64_t>(options.bytes));
+    write_attribute(group.id(), "method",
+                    std::string("cudaMemcpyAsync device to device timed by CUDA events, "
+                                "2 x bytes / time (read + written), every rank at once, "
+                                "GB = 1e9 bytes"));
+  }
+  fmt::print(
+      "# d2d: device-to-device copy of {} per rank, {} copies, every rank at once; "
+      "copy_GBps counts bytes read + written (GB = 1e9 B)\n",
+      format_bytes(options.bytes), options.iters);
+  fmt::print("# {:>5} {:>24} {:>12}\n", "rank", "device", "copy_GBps");
+  for (int r = 0; r < ranks.size; ++r)
+    fmt::print("  {:>5} {:>24} {:>12.1f}\n", r, ranks.rank_map[static_cast<std::size_t>(r)].device,
+               medians[static_cast<std::size_t>(r)]);
+  if (results) {
+    results->mark_complete();
+    fmt::print("# results: {}\n", o.output);
+  }
+  return 0;
+#endif
+}
+
+}  // namespace
+
+void add_d2d_command(CLI::App& root, CommandList& commands) {
+  auto options = std::make_shared<D2dCommandOptions>();
+  CLI::App* app = root.add_subcommand("d2d", "Device-to-device copy bandwidth per GPU (the GPU step's memory bound)");
+  app->add_option("--bytes", options->bytes, "Bytes per copy (K/M/G suffixes)")->capture_default_str();
+  app->add_option("-w,--warmup", options->warmup, "Untimed copies")->capture_default_str();
+  app->add_option("-n,--iters", options->iters, "Timed copies")->capture_default_str();
+  app->add_option("-o,--output", options->output, "Results file (HDF5): /d2d/copy_GBps");
+  app->add_flag("--overwrite", options->overwrite, "Replace an existing results file");
+  commands.push_back({app, [options](const Invocation& inv) { return run_d2d(*options, inv); }});
+}
+
+}  // namespace tpb
