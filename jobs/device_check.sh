@@ -68,7 +68,7 @@ progress "GPU tests: ctest -L gpu"
 (cd "$build" && timeout 240 ctest -L gpu -j 4 --timeout 180 --output-on-failure) >"$out/gpu_tests.log" 2>&1 ||
   fail "GPU tests (see $out/gpu_tests.log)"
 # The CUDA backend's tests skip only without a device: here a skip is a failure.
-if grep -E '^ *[0-9]+ - .*Cuda.*\(Skipped\)' "$out/gpu_tests.log"; then
+if grep -E '^[[:space:]]*[0-9]+ - .*Cuda.*\(Skipped\)' "$out/gpu_tests.log"; then
   fail "CUDA backend tests skipped although a GPU is visible (see $out/gpu_tests.log)"
 fi
 gpu_tests_line=$(grep -E 'tests passed' "$out/gpu_tests.log" | tail -n 1)
