@@ -1,0 +1,35 @@
+#pragma once
+// Memory read bandwidth, STREAM-like: a sum over a large array with an OpenMP
+// SIMD reduction, so the bound the CPU decode step (a stream of weight reads)
+// is compared against is measured on the same machine in the same run.
+#include <mpi.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "results/h5_file.hpp"
+
+namespace tpb {
+
+struct MembwOptions {
+  std::size_t bytes = std::size_t{512} << 20;  // array size: far above the last-level cache
+  int warmup = 2;
+  int iters = 10;
+};
+
+struct MembwResult {
+  std::size_t bytes = 0;
+  int threads = 0;                // OpenMP threads of this rank
+  std::vector<double> read_GBps;  // one per timed pass (GB = 1e9 bytes)
+};
+
+// Collective over `comm`: every rank measures at the same time, passes
+// started together by a barrier (concurrent ranks share the memory system, as
+// the concurrent ranks of a step do).
+MembwResult measure_read_bandwidth(MPI_Comm comm, const MembwOptions& options);
+
+// /membw/read_GBps (iters x ranks) and attributes bytes, threads; rank 0 only
+// writes, every rank must call (gathers).
+void write_membw(MPI_Comm comm, H5File* file, const MembwResult& mine);
+
+}  // namespace tpb

@@ -1,0 +1,136 @@
+// mpi_bench membw: memory read bandwidth per rank (STREAM-like read with an
+// OpenMP SIMD reduction), the bound for the memory-bound CPU decode step.
+#include "mpi_bench/membw.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+
+#include "collectives/mpi_check.hpp"
+#include "common/error.hpp"
+#include "common/parse.hpp"
+#include "mpi_bench/collective_validation.hpp"
+#include "mpi_bench/commands.hpp"
+#include "mpi_bench/provenance.hpp"
+#include "mpi_bench/rank_context.hpp"
+#include "predictor/statistics.hpp"
+#include "results/results_file.hpp"
+
+namespace tpb {
+
+MembwResult measure_read_bandwidth(MPI_Comm comm, const MembwOptions& options) {
+  const std::size_t count = options.bytes / sizeof(double);
+  TPB_CHECK(count > 0, "membw: the array must hold at least one double");
+  std::unique_ptr<double[]> array(new double[count]);
+  double* a = array.get();
+  // First touch by the threads that read it later (same static schedule).
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i < count; ++i) a[i] = static_cast<double>(i % 7);
+
+  MembwResult result;
+  result.bytes = count * sizeof(double);
+  result.threads = omp_get_max_threads();
+  volatile double sink = 0;  // keeps the sums observable so no pass is optimised away
+  for (int pass = 0; pass < options.warmup + options.iters; ++pass) {
+    MPI_CHECK(MPI_Barrier(comm));
+    const auto start = std::chrono::steady_clock::now();
+    double sum = 0;
+#pragma omp parallel for simd schedule(static) reduction(+ : sum)
+    for (std::size_t i = 0; i < count; ++i) sum += a[i];
+    const auto end = std::chrono::steady_clock::now();
+    sink = sink + sum;
+    if (pass < options.warmup) continue;
+    const double seconds = std::chrono::duration<double>(end - start).count();
+    result.read_GBps.push_back(static_cast<double>(result.bytes) / seconds / 1e9);
+  }
+  return result;
+}
+
+void write_membw(MPI_Comm comm, H5File* file, const MembwResult& mine) {
+  int rank = 0, size = 1;
+  MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  MPI_CHECK(MPI_Comm_size(comm, &size));
+  const int iters = static_cast<int>(mine.read_GBps.size());
+  std::vector<double> by_rank(rank == 0 ? static_cast<std::size_t>(iters) * static_cast<std::size_t>(size) : 0);
+  MPI_CHECK(MPI_Gather(mine.read_GBps.data(), iters, MPI_DOUBLE, by_rank.data(), iters, MPI_DOUBLE, 0, comm));
+  if (rank != 0 || file == nullptr) return;
+  std::vector<double> matrix(by_rank.size());
+  for (int r = 0; r < size; ++r)
+    for (int i = 0; i < iters; ++i)
+      matrix[static_cast<std::size_t>(i * size + r)] = by_rank[static_cast<std::size_t>(r * iters + i)];
+  file->write_dataset("/membw/read_GBps", matrix, {static_cast<std::uint64_t>(iters), static_cast<std::uint64_t>(size)});
+  H5Handle group = file->group("/membw");
+  write_attribute(group.id(), "bytes", static_cast<std::int64_t>(mine.bytes));
+  write_attribute(group.id(), "threads", std::int64_t{mine.threads});
+  write_attribute(group.id(), "method", std::string("sum of a double array, OpenMP parallel for simd reduction, "
+                                                    "every rank at once, GB = 1e9 bytes"));
+}
+
+namespace {
+
+struct MembwCommandOptions {
+  std::string bytes = "512M";  // --bytes
+  std::string warmup = "2";    // -w
+  std::string iters = "10";    // -n
+  std::string output;          // -o FILE.h5
+  bool overwrite = false;
+};
+
+int run_membw(const MembwCommandOptions& o, const Invocation& invocation) {
+  RankContext ranks;
+  MembwOptions options;
+  std::unique_ptr<ResultsFile> results;
+  validate_collectively(MPI_COMM_WORLD, [&] {
+    options.bytes = static_cast<std::size_t>(parse_bytes("--bytes", o.bytes));
+    if (options.bytes < sizeof(double)) throw UsageError(fmt::format("--bytes: invalid value '{}' (expected at least 8)", o.bytes));
+    options.warmup = static_cast<int>(parse_integer("-w/--warmup", o.warmup, 0));
+    options.iters = static_cast<int>(parse_integer("-n/--iters", o.iters, 1));
+    ranks = bootstrap_ranks(MPI_COMM_WORLD, false);
+  });
+  const RunMeta meta = collect_run_meta(ranks, invocation.argc, invocation.argv);
+  validate_collectively(MPI_COMM_WORLD, [&] {
+    if (ranks.is_root() && !o.output.empty()) results = std::make_unique<ResultsFile>(o.output, o.overwrite, meta);
+  });
+  const MembwResult mine = measure_read_bandwidth(MPI_COMM_WORLD, options);
+  write_membw(MPI_COMM_WORLD, results ? &results->h5() : nullptr, mine);
+
+  // Every rank's median to rank 0 for the console.
+  const double my_median = median(mine.read_GBps);
+  std::vector<double> medians(static_cast<std::size_t>(ranks.size));
+  MPI_CHECK(MPI_Gather(&my_median, 1, MPI_DOUBLE, medians.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+  if (!ranks.is_root()) return 0;
+  fmt::print("# membw: read of {} per rank, {} passes, every rank at once (GB = 1e9 B)\n", format_bytes(mine.bytes),
+             options.iters);
+  fmt::print("# {:>5} {:>8} {:>14}\n", "rank", "threads", "read_GBps");
+  double total = 0;
+  for (int r = 0; r < ranks.size; ++r) {
+    fmt::print("  {:>5} {:>8} {:>14.2f}\n", r, ranks.rank_map[static_cast<std::size_t>(r)].omp_threads,
+               medians[static_cast<std::size_t>(r)]);
+    total += medians[static_cast<std::size_t>(r)];
+  }
+  fmt::print("# all ranks together: {:.2f} GB/s\n", total);
+  if (results) {
+    results->mark_complete();
+    fmt::print("# results: {}\n", o.output);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_membw_command(CLI::App& root, CommandList& commands) {
+  auto options = std::make_shared<MembwCommandOptions>();
+  CLI::App* app = root.add_subcommand("membw", "Memory read bandwidth per rank (STREAM-like read, OpenMP SIMD sum)");
+  app->add_option("--bytes", options->bytes, "Array size per rank (K/M/G suffixes)")->capture_default_str();
+  app->add_option("-w,--warmup", options->warmup, "Untimed passes")->capture_default_str();
+  app->add_option("-n,--iters", options->iters, "Timed passes")->capture_default_str();
+  app->add_option("-o,--output", options->output, "Results file (HDF5): /membw/read_GBps");
+  app->add_flag("--overwrite", options->overwrite, "Replace an existing results file");
+  commands.push_back({app, [options](const Invocation& inv) { return run_membw(*options, inv); }});
+}
+
+}  // namespace tpb

@@ -1,0 +1,92 @@
+// mpi_bench replay: on ONE rank, the shard shapes one rank of TP-k computes,
+// without collectives: the compute term of TP-k measured on a single device
+// (the `replay` model form's input). World rank 0 runs every point; other
+// ranks of the launch only wait.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "collectives/mpi_check.hpp"
+#include "common/error.hpp"
+#include "mpi_bench/collective_validation.hpp"
+#include "mpi_bench/commands.hpp"
+#include "mpi_bench/provenance.hpp"
+#include "mpi_bench/rank_context.hpp"
+#include "mpi_bench/step_cli.hpp"
+#include "mpi_bench/step_output.hpp"
+#include "predictor/statistics.hpp"
+#include "results/results_file.hpp"
+#include "tpb_version.hpp"
+
+namespace tpb {
+namespace {
+
+struct ReplayCommandOptions {
+  StepCliOptions common;
+  bool graph = false;
+  bool profile = false;
+};
+
+int run_replay(const ReplayCommandOptions& o, const Invocation& invocation) {
+  StepCliPlan plan;
+  RankContext ranks;
+  validate_collectively(MPI_COMM_WORLD, [&] {
+    plan = parse_step_cli(o.common);
+    plan.options.graph = o.graph;
+    plan.options.profile = o.profile;
+    if (o.graph && plan.backend != "cuda")
+      throw UsageError(fmt::format("--graph: needs --backend cuda (the {} backend has no step graphs)", plan.backend));
+    ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.backend == "cuda");
+  });
+  const RunMeta meta = collect_run_meta(ranks, invocation.argc, invocation.argv);
+  std::unique_ptr<ResultsFile> results;
+  std::unique_ptr<Backend> backend;
+  validate_collectively(MPI_COMM_WORLD, [&] {
+    if (!ranks.is_root()) return;
+    backend = make_backend(plan.backend);
+    if (!o.common.output.empty()) results = std::make_unique<ResultsFile>(o.common.output, o.common.overwrite, meta);
+  });
+
+  if (ranks.is_root()) {
+    if (results) write_model_config(results->h5(), plan.config);
+    fmt::print("# tpbench {} replay: {} ({} layers of {}), backend {}, one rank, no collectives\n", TPB_TOOL_VERSION,
+               plan.config.name, plan.config.num_layers, plan.config.num_layers_in_file, plan.backend);
+    fmt::print("# device: {}\n", backend->device_description());
+    fmt::print("# {:>3} {:>5} {:>7} {:>12} {:>11} {:>16}\n", "k", "batch", "context", "t_step_us", "t_host_us",
+               "weight_bytes");
+    for (int k : plan.tp)
+      for (int batch : plan.batch)
+        for (int context : plan.context) {
+          const StepRunInfo info{plan.backend, StepPoint{k, batch, context}, plan.options, true};
+          const StepTerms terms = run_step_point(*backend, nullptr, plan.config, info.point, plan.options);
+          const StepPointRecord record = single_rank_record(terms);
+          if (results) {
+            write_step_point(results->h5(), info, plan.config, record);
+            results->flush();
+          }
+          fmt::print("  {:>3} {:>5} {:>7} {:>12.1f} {:>11.1f} {:>16}\n", k, batch, context, median(record.t_step_us),
+                     median(record.t_host_us), terms.weight_bytes_per_step);
+          std::fflush(stdout);
+        }
+    if (results) {
+      results->mark_complete();
+      fmt::print("# results: {}\n", o.common.output);
+    }
+  }
+  MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  return 0;
+}
+
+}  // namespace
+
+void add_replay_command(CLI::App& root, CommandList& commands) {
+  auto o = std::make_shared<ReplayCommandOptions>();
+  CLI::App* app = root.add_subcommand(
+      "replay", "On one rank, the shard shapes one rank of TP-k computes, without collectives (compute term of TP-k)");
+  add_step_cli_options(*app, o->common);
+  app->add_flag("--graph", o->graph, "Capture the step once as a CUDA graph and replay it (cuda backend)");
+  app->add_flag("--profile", o->profile, "Time every operation with events on the cuda backend (perturbs the step)");
+  commands.push_back({app, [o](const Invocation& inv) { return run_replay(*o, inv); }});
+}
+
+}  // namespace tpb

@@ -1,0 +1,158 @@
+// mpi_bench step: the TP-k decode step for every (k, b, c) point, groups of k
+// consecutive ranks all running at once, every iteration of every rank
+// recorded per term (t_step, t_host, t_ar_insitu, phases), point by point.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "collectives/communicator_factory.hpp"
+#include "collectives/mpi_check.hpp"
+#include "common/cuda_info.hpp"
+#include "common/error.hpp"
+#include "common/parse.hpp"
+#include "mpi_bench/collective_validation.hpp"
+#include "mpi_bench/commands.hpp"
+#include "mpi_bench/membw.hpp"
+#include "mpi_bench/provenance.hpp"
+#include "mpi_bench/rank_context.hpp"
+#include "mpi_bench/step_cli.hpp"
+#include "mpi_bench/step_output.hpp"
+#include "predictor/statistics.hpp"
+#include "results/results_file.hpp"
+#include "tpb_version.hpp"
+
+namespace tpb {
+namespace {
+
+struct StepCommandOptions {
+  StepCliOptions common;  // --model, --tp, --batch, --context, --backend, --layers, -w, -n, -o
+  bool graph = false;
+  bool no_comm = false;
+  bool profile = false;
+  bool check = false;
+  bool no_timers = false;
+  bool membw = false;
+};
+
+void print_point(const StepRunInfo& info, const StepPointRecord& record, double membw_GBps) {
+  const StepTerms& t = record.root_terms;
+  const double t_step = median(record.t_step_us);
+  const auto median_or_dash = [](const std::vector<double>& values) {
+    return values.empty() ? std::string("-") : fmt::format("{:.1f}", median(values));
+  };
+  const double weight_GBps = static_cast<double>(t.weight_bytes_per_step) / t_step / 1e3;
+  std::string check = "-";
+  if (info.options.check)
+    check = t.check.compared ? fmt::format("ok {:.1e}<={:.1e}", t.check.max_abs_logit_diff, t.check.tolerance)
+                             : "ok (finite)";
+  fmt::print("  {:>3} {:>5} {:>7} {:>12.1f} {:>11} {:>14} {:>10} {:>10.2f} {:>8} {}\n", info.point.tp,
+             info.point.batch, info.point.context, t_step, median_or_dash(record.t_host_us),
+             median_or_dash(record.t_ar_insitu_us), t.ar_bytes, weight_GBps,
+             membw_GBps > 0 ? fmt::format("{:.3f}", weight_GBps / membw_GBps) : "-", check);
+  std::fflush(stdout);
+}
+
+int run_step(const StepCommandOptions& o, const Invocation& invocation) {
+  int world_size = 1;
+  MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &world_size));
+  StepCliPlan plan;
+  RankContext ranks;
+  StepOptions options;
+  validate_collectively(MPI_COMM_WORLD, [&] {
+    plan = parse_step_cli(o.common);
+    for (int k : plan.tp) {
+      if (world_size % k != 0)
+        throw UsageError(fmt::format("--tp: {} does not divide the {} ranks of this launch (valid: {})", k, world_size,
+                                     fmt::join(tp_degrees_for(world_size), ",")));
+    }
+    options = plan.options;
+    options.graph = o.graph;
+    options.no_comm = o.no_comm;
+    options.profile = o.profile;
+    options.check = o.check;
+    options.timers = !o.no_timers;
+    if (o.graph && plan.backend != "cuda")
+      throw UsageError(fmt::format("--graph: needs --backend cuda (the {} backend has no step graphs)", plan.backend));
+    if (o.check && o.no_comm)
+      throw UsageError("--check: cannot compare with TP-1 under --no-comm (its numerics are wrong by design)");
+    ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.backend == "cuda");
+  });
+  const RunMeta meta = collect_run_meta(ranks, invocation.argc, invocation.argv);
+  std::unique_ptr<ResultsFile> results;
+  std::unique_ptr<Backend> backend;
+  validate_collectively(MPI_COMM_WORLD, [&] {
+    backend = make_backend(plan.backend);
+    if (ranks.is_root() && !o.common.output.empty())
+      results = std::make_unique<ResultsFile>(o.common.output, o.common.overwrite, meta);
+  });
+  if (results) {
+    write_model_config(results->h5(), plan.config);
+    results->flush();
+  }
+
+  double membw_GBps = 0;  // world rank 0's median, measured with every rank reading at once
+  if (o.membw) {
+    const MembwResult bandwidth = measure_read_bandwidth(MPI_COMM_WORLD, MembwOptions{});
+    write_membw(MPI_COMM_WORLD, results ? &results->h5() : nullptr, bandwidth);
+    membw_GBps = median(bandwidth.read_GBps);
+  }
+
+  const std::unique_ptr<Communicator> world =
+      make_communicator(plan.backend == "cuda" ? "nccl" : "mpi", MPI_COMM_WORLD);
+  if (ranks.is_root()) {
+    fmt::print("# tpbench {} step: {} ({} layers of {}), backend {}, {} ranks\n", TPB_TOOL_VERSION, plan.config.name,
+               plan.config.num_layers, plan.config.num_layers_in_file, plan.backend, ranks.size);
+    fmt::print("# device: {}\n", backend->device_description());
+    fmt::print("# warmup {} iters {}{}{}{}; times are medians over iterations in us; t_step: slowest rank of a group\n",
+               options.warmup, options.iters, options.no_comm ? ", --no-comm (collectives skipped)" : "",
+               options.graph ? ", --graph" : "", options.timers ? "" : ", per-op timers off");
+    if (membw_GBps > 0) fmt::print("# membw (rank 0, all ranks reading at once): {:.2f} GB/s\n", membw_GBps);
+    fmt::print("# {:>3} {:>5} {:>7} {:>12} {:>11} {:>14} {:>10} {:>10} {:>8} {}\n", "k", "batch", "context",
+               "t_step_us", "t_host_us", "t_ar_insitu_us", "ar_bytes", "weight_GBps", "/membw", "check");
+  }
+
+  for (int k : plan.tp) {
+    const std::unique_ptr<Communicator> group = split_into_tp_groups(*world, k);
+    for (int batch : plan.batch)
+      for (int context : plan.context) {
+        const StepRunInfo info{plan.backend, StepPoint{k, batch, context}, options, false};
+        const StepTerms terms = run_step_point(*backend, group.get(), plan.config, info.point, options);
+        if (!terms.check.failure.empty())
+          throw_error("tpbench", 1, fmt::format("--check failed at k={} b={} c={}: {}", k, batch, context,
+                                                terms.check.failure),
+                      __FILE__, __LINE__);
+        const StepPointRecord record = gather_step_point(MPI_COMM_WORLD, k, terms);
+        if (!ranks.is_root()) continue;
+        if (results) {
+          write_step_point(results->h5(), info, plan.config, record);
+          if (membw_GBps > 0)
+            write_attribute(results->h5().group(step_point_path(info)).id(), "membw_read_GBps", membw_GBps);
+          results->flush();  // a killed job keeps every finished point
+        }
+        print_point(info, record, membw_GBps);
+      }
+  }
+  if (ranks.is_root() && results) {
+    results->mark_complete();
+    fmt::print("# results: {}\n", o.common.output);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_step_command(CLI::App& root, CommandList& commands) {
+  auto o = std::make_shared<StepCommandOptions>();
+  CLI::App* app = root.add_subcommand(
+      "step", "The TP-k decode step for every (k, batch, context), timed per term and per rank, to HDF5");
+  add_step_cli_options(*app, o->common);
+  app->add_flag("--graph", o->graph, "Capture the step once as a CUDA graph and replay it (cuda backend)");
+  app->add_flag("--no-comm", o->no_comm, "Skip the collectives: the compute term alone (numerics wrong for k > 1)");
+  app->add_flag("--profile", o->profile, "Time every operation with events on the cuda backend (perturbs the step)");
+  app->add_flag("--check", o->check, "Before timing: TP-k logits and tokens against TP-1, NaN/Inf per layer");
+  app->add_flag("--no-timers", o->no_timers, "Turn the cpu backend's per-operation timers off (to measure their cost)");
+  app->add_flag("--membw", o->membw, "Also measure memory read bandwidth first and report weight_GBps against it");
+  commands.push_back({app, [o](const Invocation& inv) { return run_step(*o, inv); }});
+}
+
+}  // namespace tpb

@@ -1,0 +1,145 @@
+// Multi-rank: every TP degree the launch allows gives TP-1's greedy tokens and
+// logits within the stated tolerance, for GQA, MQA (kv_heads < k) and qwen2
+// biases; the per-rank terms are gathered into (iters x ranks) with t_step
+// the slowest rank of each group; HDF5 points land where the layout says.
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <tuple>
+
+#include "collectives/communicator_factory.hpp"
+#include "mpi_bench/step_output.hpp"
+#include "test_configs.hpp"
+#include "tp_decoder/backend.hpp"
+#include "tp_decoder/step_runner.hpp"
+
+namespace tpb {
+namespace {
+
+int world_size() {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+using EquivalenceCase = std::tuple<std::string, int, int>;  // config stem, batch, context
+
+class TpMatchesTp1 : public ::testing::TestWithParam<EquivalenceCase> {};
+
+TEST_P(TpMatchesTp1, AtEveryDegreeOfTheLaunch) {
+  const auto& [stem, batch, context] = GetParam();
+  const ModelConfig config = test::shipped_config(stem);
+  const std::unique_ptr<Backend> backend = make_backend("cpu");
+  const std::unique_ptr<Communicator> world = make_communicator("mpi", MPI_COMM_WORLD);
+  StepOptions options;
+  options.warmup = 0;
+  options.iters = 1;
+  options.check = true;
+  for (int tp : tp_degrees_for(world_size())) {
+    const std::unique_ptr<Communicator> group = split_into_tp_groups(*world, tp);
+    const StepTerms terms = run_step_point(*backend, group.get(), config, StepPoint{tp, batch, context}, options);
+    EXPECT_TRUE(terms.check.failure.empty()) << "k=" << tp << ": " << terms.check.failure;
+    if (group->rank() == 0 && tp > 1) {
+      EXPECT_TRUE(terms.check.compared) << "k=" << tp;
+      EXPECT_EQ(terms.check.tokens, terms.check.reference_tokens) << "k=" << tp;
+      EXPECT_LE(terms.check.max_abs_logit_diff, terms.check.tolerance) << "k=" << tp;
+    }
+    EXPECT_EQ(terms.n_ar, 2 * config.num_layers);
+    EXPECT_EQ(terms.ar_bytes, std::int64_t{batch} * config.hidden_size * 4);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(TinyConfigs, TpMatchesTp1,
+                         ::testing::Combine(::testing::Values("tiny-llama", "tiny-mqa", "tiny-qwen2"),
+                                            ::testing::Values(1, 3), ::testing::Values(0, 33)),
+                         [](const auto& test_case) {
+                           std::string name = std::get<0>(test_case.param) + "_b" + std::to_string(std::get<1>(test_case.param)) +
+                                              "_c" + std::to_string(std::get<2>(test_case.param));
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+TEST(StepTerms, NoCommSkipsCollectivesAndTimersBookEveryPhase) {
+  const ModelConfig config = test::shipped_config("tiny-llama");
+  const std::unique_ptr<Backend> backend = make_backend("cpu");
+  const std::unique_ptr<Communicator> world = make_communicator("mpi", MPI_COMM_WORLD);
+  const int tp = world_size();
+  const std::unique_ptr<Communicator> group = split_into_tp_groups(*world, tp);
+  StepOptions options;
+  options.warmup = 1;
+  options.iters = 3;
+  const StepTerms timed = run_step_point(*backend, group.get(), config, StepPoint{tp, 2, 8}, options);
+  ASSERT_EQ(timed.t_rank_us.size(), 3u);
+  ASSERT_EQ(timed.t_ar_insitu_us.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    double phases = 0;
+    for (const auto& phase : timed.phase_us) phases += phase.at(i);
+    EXPECT_GT(timed.t_ar_insitu_us[i], 0.0);
+    EXPECT_LE(phases, timed.t_rank_us[i] * 1.0001);  // phases are inside the step
+  }
+  options.no_comm = true;
+  const StepTerms compute_only = run_step_point(*backend, group.get(), config, StepPoint{tp, 2, 8}, options);
+  EXPECT_EQ(compute_only.n_ar, 0);
+  EXPECT_TRUE(compute_only.t_ar_insitu_us.empty());
+  EXPECT_TRUE(compute_only.phase_us[static_cast<std::size_t>(Phase::all_reduce)].size() == 3u);
+  options.no_comm = false;
+  options.timers = false;
+  const StepTerms untimed = run_step_point(*backend, group.get(), config, StepPoint{tp, 2, 8}, options);
+  EXPECT_TRUE(untimed.t_ar_insitu_us.empty());
+  EXPECT_TRUE(untimed.phase_us[0].empty());
+  EXPECT_EQ(untimed.t_rank_us.size(), 3u);
+}
+
+TEST(StepOutput, GathersEveryRankAndWritesTheLayout) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const int size = world_size();
+  const int tp = size >= 2 ? 2 : 1;
+  // Synthetic terms: rank r takes 100 + 10 r + i us at iteration i.
+  StepTerms mine;
+  for (int i = 0; i < 4; ++i) {
+    mine.t_rank_us.push_back(100.0 + 10 * rank + i);
+    mine.t_host_us.push_back(1.0 * rank);
+  }
+  const StepPointRecord record = gather_step_point(MPI_COMM_WORLD, tp, mine);
+  if (rank != 0) return;
+  ASSERT_EQ(record.t_step_us.size(), static_cast<std::size_t>(4 * size));
+  for (int i = 0; i < 4; ++i)
+    for (int r = 0; r < size; ++r) {
+      const int slowest_in_group = (r / tp) * tp + tp - 1;
+      EXPECT_EQ(record.t_rank_us[static_cast<std::size_t>(i * size + r)], 100.0 + 10 * r + i);
+      EXPECT_EQ(record.t_step_us[static_cast<std::size_t>(i * size + r)], 100.0 + 10 * slowest_in_group + i);
+    }
+  EXPECT_TRUE(record.t_ar_insitu_us.empty());
+
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("tpb_step_layout_" + std::to_string(getpid()) + ".h5")).string();
+  {
+    H5File file(path, H5Mode::create_overwrite);
+    const ModelConfig config = test::shipped_config("tiny-llama");
+    StepRunInfo info{"cpu", StepPoint{tp, 3, 17}, StepOptions{}, false};
+    info.options.no_comm = true;
+    write_model_config(file, config);
+    write_step_point(file, info, config, record);
+  }
+  H5File file(path, H5Mode::read_only);
+  std::vector<std::uint64_t> dims;
+  file.read_doubles("/step_nocomm/k" + std::to_string(tp) + "/b3_c17/t_step_us", &dims);
+  EXPECT_EQ(dims, (std::vector<std::uint64_t>{4, static_cast<std::uint64_t>(size)}));
+  H5Handle point = file.open_object("/step_nocomm/k" + std::to_string(tp) + "/b3_c17");
+  EXPECT_EQ(read_integer_attribute(point.id(), "no_comm"), 1);
+  EXPECT_EQ(read_integer_attribute(point.id(), "layers"), 2);
+  EXPECT_FALSE(file.exists("/step_nocomm/k" + std::to_string(tp) + "/b3_c17/t_ar_insitu_us"));
+  H5Handle config = file.open_object("/config");
+  EXPECT_EQ(read_integer_attribute(config.id(), "num_attention_heads"), 4);
+  EXPECT_NE(read_string_attribute(config.id(), "json").find("\"llama3\""), std::string::npos);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace tpb
