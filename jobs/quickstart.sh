@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
-# Fresh Debian 12 machine -> installed, built, and the main job run on the
-# embedded CPU default (2 ranks).
+# Fresh Debian 12 machine -> installed, built, and the default CPU study run:
+# 2 ranks, TP 1 and 2, Llama-3.2-1B shapes (2 of its 16 layers, so it runs in
+# minutes on 2 cores), a grid of batch {1, 8} x context {256}. One mpirun does
+# calibrate -> register -> measure -> verdict -> report.
+# Knobs: TPB_OUT (output directory), TPB_BUILD_DIR (build directory).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+build=${TPB_BUILD_DIR:-$root/build}
 "$root/jobs/setup.sh"
-"$root/jobs/build.sh" >/dev/null
+TPB_BUILD_DIR="$build" "$root/jobs/build.sh" >/dev/null
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# One OpenMP thread per rank: mpirun binds each rank to one core.
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 out=${TPB_OUT:-$root/out/quickstart}
 mkdir -p "$out"
-mpirun --oversubscribe -np 2 "$root/build/mpi_bench/mpi_bench" info -o "$out/info.h5" --overwrite
+mpirun --oversubscribe -np 2 "$build/mpi_bench/mpi_bench" run \
+  --model "$root/tp_decoder/configs/llama-3.2-1b.json" --layers 2 \
+  --tp 1,2 --batch 1,8 --context 256 -w 2 -n 10 --sweep-iters 20 \
+  -o "$out" --overwrite
+echo "report: $out/report.md"

@@ -35,11 +35,11 @@ def step_vs_k(f, prereg, out_dir):
         for k in ks:
             sample = slowest(f[f"/step/k{k}/b{b}_c{c}/t_step_us"])
             med.append(np.median(sample))
-            lo.append(np.percentile(sample, 2.5))
-            hi.append(np.percentile(sample, 97.5))
+            lo.append(np.percentile(sample, 25))
+            hi.append(np.percentile(sample, 75))
         med = np.array(med)
         ax.errorbar(ks, med, yerr=[med - np.array(lo), np.array(hi) - med], fmt="ko-", lw=2, capsize=4,
-                    label="measured (median, 2.5–97.5 % of iterations)")
+                    label="measured (median, 25–75 % of iterations)")
         for form in forms:
             pred = [next(p["t_step_us"] for p in prereg["predictions"]
                          if p["form"] == form and p["k"] == k and p["batch"] == b and p["context"] == c) for k in ks]
@@ -118,9 +118,14 @@ def sweeps(f, prereg, out_dir):
                           label=f"k={k} line fit α={alpha:.1f} µs")
         for b in prereg["grid"]["batch"]:
             ax.axvline(b * per_batch * w["bytes_per_element"], color="grey", ls=":", lw=1)
+        # What the registration took from the piecewise fit at each cell's payload.
+        key, size_key = ("t_ar_sweep_us", "ar_bytes") if root == "sweep" else ("t_ag_sweep_us", "ag_bytes")
+        used = prereg["calibration_inputs"]
+        ax.loglog([c[size_key] for c in used], [max(c[key], 1e-3) for c in used], "k*", markersize=10,
+                  label="registered (piecewise fit at the payload)")
         ax.set_xlabel("payload (B)")
         ax.set_ylabel("time (µs)")
-        ax.set_title(f"/{root}: slowest-rank medians (dotted: the step's payloads)")
+        ax.set_title(f"/{root}/k*: slowest-rank medians; dotted: the step's payloads", fontsize=9)
         ax.legend(fontsize=7)
         ax.grid(alpha=0.3, which="both")
     fig.tight_layout()

@@ -10,6 +10,7 @@
 #include "collectives/tp_sweep.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
 #include "mpi_bench/sweep_output.hpp"
+#include "mpi_bench/watchdog.hpp"
 
 namespace tpb {
 namespace {
@@ -32,6 +33,9 @@ void sweep_collective(StudyRuntime& rt, ResultsFile* file, const CollectiveSpec&
   options.warmup_iters = 5;
   options.iters = rt.declaration.sweep_iters;
   options.check_iters = 1;
+  options.on_point = [&spec](const SweepProgress& p) {
+    report_progress("study", fmt::format("calibrate: {} sweep k={} bytes={}", spec.name, p.group_size, p.bytes));
+  };
   for (int k : rt.declaration.grid.tp) {
     study_progress(rt, fmt::format("calibrate: {} sweep k={} ({} .. {} B)", spec.name, k,
                                    options.sizes_bytes.front(), options.sizes_bytes.back()));

@@ -12,6 +12,7 @@
 #include "collectives/mpi_check.hpp"
 #include "common/error.hpp"
 #include "mpi_bench/collective_validation.hpp"
+#include "mpi_bench/watchdog.hpp"
 #include "predictor/sha256.hpp"
 #include "tp_decoder/shard_plan.hpp"
 
@@ -157,6 +158,7 @@ std::vector<double> run_point_each_rank_alone(StudyRuntime& rt, Communicator& ow
 }
 
 void study_progress(const StudyRuntime& rt, const std::string& line) {
+  report_progress("study", line);  // every rank: the watchdog sees each point start
   if (!rt.ranks.is_root()) return;
   std::printf("# %s\n", line.c_str());
   std::fflush(stdout);

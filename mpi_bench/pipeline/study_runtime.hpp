@@ -65,7 +65,8 @@ GatheredPoint run_point_everywhere(StudyRuntime& runtime, Communicator* group, c
 std::vector<double> run_point_each_rank_alone(StudyRuntime& runtime, Communicator& own_group,
                                               const StepPoint& point, const StepOptions& options);
 
-// Rank 0 prints a progress line (plain lines: the study is minutes long).
+// Every rank tells the watchdog a point starts; rank 0 prints it as a plain
+// line (the study is minutes long, and logs read better than a redrawn line).
 void study_progress(const StudyRuntime& runtime, const std::string& line);
 
 }  // namespace tpb
