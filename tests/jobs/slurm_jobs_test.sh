@@ -4,8 +4,9 @@
 # --gpus-per-node is scheduled), submits the sweep and study scripts with
 # `sbatch --wait` on the CPU backend, checks each job's results file is
 # complete and carries the job's metadata, checks that a job cancelled
-# mid-run leaves a readable file marked incomplete, and brings the cluster
-# down, also when a step fails.
+# mid-run leaves a readable file marked incomplete, runs the sweep again on a
+# node without GPUs (a CPU-only partition), and brings the cluster down, also
+# when a step fails.
 #
 # usage: slurm_jobs_test.sh SOURCE_DIR MPI_BENCH WORK_DIR
 # Exits 77 (ctest SKIP_RETURN_CODE) with the reason when it cannot run here.
