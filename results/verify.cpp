@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <regex>
 
 #include "common/error.hpp"
@@ -81,6 +83,69 @@ class Checker {
     }
   }
 
+  // A sweep group /sweep*/k{K}: one entry per payload size in every dataset,
+  // and as many timed samples per size as its `iters` attribute says.
+  void check_sweep_groups() {
+    static const std::regex sweep_group(R"(^/sweep[a-z_]*/k[0-9]+$)");
+    for (const auto& path : groups_) {
+      if (!std::regex_match(path, sweep_group)) continue;
+      bool complete_group = true;
+      for (const char* name : {"bytes", "time_us", "time_median_us", "algbw_GBps", "busbw_GBps"})
+        if (!file_.exists(path + "/" + name)) {
+          problem(ProblemKind::inconsistent, fmt::format("{}: no {} dataset", path, name));
+          complete_group = false;
+        }
+      if (!complete_group) continue;
+      const std::uint64_t sizes = dims_of(path + "/bytes").at(0);
+      for (const auto& name : file_.list(path)) {
+        const std::string dataset = path + "/" + name;
+        if (!is_dataset(dataset)) continue;
+        const auto dims = dims_of(dataset);
+        if (dims.empty() || dims[0] != sizes)
+          problem(ProblemKind::inconsistent,
+                  fmt::format("{}: {} entries along its first axis, but the sweep has {} sizes", dataset,
+                              dims.empty() ? 0 : dims[0], sizes));
+      }
+      H5Handle group = file_.open_object(path);
+      const auto times = dims_of(path + "/time_us");
+      if (has_attribute(group.id(), "iters") && times.size() >= 2 &&
+          times[1] != static_cast<std::uint64_t>(read_integer_attribute(group.id(), "iters")))
+        problem(ProblemKind::inconsistent,
+                fmt::format("{}/time_us: {} samples per size, but the group's iters attribute says {}", path,
+                            times[1], read_integer_attribute(group.id(), "iters")));
+    }
+  }
+
+  // A measured point (a group with tp, batch, context and iters attributes):
+  // its name agrees with its attributes, and every per-iteration time holds
+  // `iters` rows.
+  void check_point_groups() {
+    static const std::regex point_group(R"(^/[a-z_]+/k([0-9]+)/b([0-9]+)_c([0-9]+)$)");
+    for (const auto& path : groups_) {
+      std::smatch match;
+      if (!std::regex_match(path, match, point_group)) continue;
+      H5Handle group = file_.open_object(path);
+      const std::pair<const char*, std::string> named[] = {
+          {"tp", match[1].str()}, {"batch", match[2].str()}, {"context", match[3].str()}};
+      for (const auto& [attribute, value] : named)
+        if (has_attribute(group.id(), attribute) &&
+            std::to_string(read_integer_attribute(group.id(), attribute)) != value)
+          problem(ProblemKind::inconsistent,
+                  fmt::format("{}: attribute {}={} disagrees with the group name", path, attribute,
+                              read_integer_attribute(group.id(), attribute)));
+      if (!has_attribute(group.id(), "iters")) continue;
+      const auto iters = static_cast<std::uint64_t>(read_integer_attribute(group.id(), "iters"));
+      for (const auto& name : file_.list(path)) {
+        const std::string dataset = path + "/" + name;
+        if (!is_dataset(dataset) || !is_measured_quantity(dataset)) continue;
+        const auto dims = dims_of(dataset);
+        if (dims.size() == 2 && dims[0] != iters)
+          problem(ProblemKind::inconsistent,
+                  fmt::format("{}: {} iterations, but the point's iters attribute says {}", dataset, dims[0], iters));
+      }
+    }
+  }
+
   // The registration text and its digest must still match: a file whose
   // predictions were edited after registration is not judged.
   void check_prereg() {
@@ -150,6 +215,19 @@ class Checker {
     }
   }
 
+  bool is_dataset(const std::string& path) const {
+    H5Handle object = file_.open_object(path);
+    return H5Iget_type(object.id()) == H5I_DATASET;
+  }
+
+  std::vector<std::uint64_t> dims_of(const std::string& path) const {
+    H5Handle dataset(H5_CHECK(H5Dopen2(file_.id(), path.c_str(), H5P_DEFAULT)), H5Dclose);
+    H5Handle space(H5_CHECK(H5Dget_space(dataset.id())), H5Sclose);
+    std::vector<hsize_t> dims(static_cast<std::size_t>(H5_CHECK(H5Sget_simple_extent_ndims(space.id()))));
+    H5_CHECK(H5Sget_simple_extent_dims(space.id(), dims.data(), nullptr));
+    return {dims.begin(), dims.end()};
+  }
+
   const H5File& file_;
   VerifyResult& result_;
   int world_size_ = 0;
@@ -186,9 +264,13 @@ VerifyResult verify_results_file(const std::string& path) {
     if (!checker.check_meta()) return result;
     checker.check_datasets();
     checker.check_groups_fit_world();
+    checker.check_sweep_groups();
+    checker.check_point_groups();
     checker.check_prereg();
   } catch (const Error& error) {
     checker.problem(ProblemKind::inconsistent, error.message());
+  } catch (const std::exception& error) {  // a shape no writer produces (e.g. a scalar where a list belongs)
+    checker.problem(ProblemKind::inconsistent, error.what());
   }
   // Last: a structural problem says more about a file than its missing flag.
   if (!result.complete)
@@ -206,6 +288,19 @@ VerifyResult require_verified_results(const std::string& path, bool allow_incomp
 std::string incomplete_banner(const VerifyResult& result) {
   if (result.ok()) return {};
   return fmt::format("> WARNING: built with --allow-incomplete from {}", result.summary());
+}
+
+void label_unverified_report(const std::string& markdown_path, const VerifyResult& result) {
+  if (result.ok()) return;
+  std::string body;
+  {
+    std::ifstream in(markdown_path, std::ios::binary);
+    TPB_CHECK(in.good(), fmt::format("cannot read report '{}' to label it", markdown_path));
+    body.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::ofstream out(markdown_path, std::ios::binary | std::ios::trunc);
+  out << incomplete_banner(result) << "\n\n" << body;
+  TPB_CHECK(out.good(), fmt::format("cannot write report '{}'", markdown_path));
 }
 
 }  // namespace tpb

@@ -50,4 +50,8 @@ VerifyResult require_verified_results(const std::string& path, bool allow_incomp
 // "> WARNING: built with --allow-incomplete from FILE: <first problem>"
 std::string incomplete_banner(const VerifyResult& result);
 
+// Puts incomplete_banner(result) on the first line of the Markdown file at
+// `markdown_path` when the results it was built from did not verify.
+void label_unverified_report(const std::string& markdown_path, const VerifyResult& result);
+
 }  // namespace tpb
