@@ -122,13 +122,24 @@ if ! command -v sbatch >/dev/null; then
 fi
 "$cluster" down >/dev/null  # what an interrupted earlier run left behind
 "$cluster" up
-# Slurm's srun starts the ranks (PMIx); Open MPI reads its transport choice
-# from the environment sbatch passes on.
-job=$(TPB_ROOT=$src TPB_MODEL="$src/tp_decoder/configs/tiny-llama.json" TPB_TP=1,2,4 TPB_BATCH=1 TPB_CONTEXT=16 \
-      TPB_RUN_ARGS="-n 5 -w 1 --sweep-iters 5" OMPI_MCA_btl=tcp,self OMPI_MCA_btl_tcp_if_include=$subnet \
-      OMPI_MCA_oob_tcp_if_include=$subnet OMPI_MCA_mpi_yield_when_idle=1 \
-      ip netns exec "${namespaces[0]}" sbatch --parsable --wait --nodes=2 --ntasks-per-node=2 --cpus-per-task=1 \
-        --gpus-per-node=2 --time=5 --output="$work/slurm-%j.out" "$src/jobs/slurm/study-multinode.sbatch")
+# What every job gets (sbatch passes this environment on): the checkout under
+# test, and Open MPI's transport choice.
+export TPB_ROOT=$src OMPI_MCA_btl=tcp,self OMPI_MCA_btl_tcp_if_include=$subnet OMPI_MCA_oob_tcp_if_include=$subnet
+export OMPI_MCA_mpi_yield_when_idle=1
+two_node_job=(--nodes=2 --ntasks-per-node=2 --cpus-per-task=1 --gpus-per-node=2 --time=5 --output="$work/slurm-%j.out")
+slurm_metadata=(--attr "slurm_job_nodelist=tpb-host[0-1]" --attr slurm_job_num_nodes=2)
+
+# Slurm's srun starts the ranks (PMIx).
+job=$(TPB_MODEL="$src/tp_decoder/configs/tiny-llama.json" TPB_TP=1,2,4 TPB_BATCH=1 TPB_CONTEXT=16 \
+      TPB_RUN_ARGS="-n 5 -w 1 --sweep-iters 5" \
+      ip netns exec "${namespaces[0]}" sbatch --parsable --wait "${two_node_job[@]}" "$src/jobs/slurm/study-multinode.sbatch")
 check "$work/out/$job/study.h5" --complete 1 --nodes 2 --tp-within-nodes 1,2 --attr "slurm_job_id=$job" \
-  --attr "slurm_job_nodelist=tpb-host[0-1]" --attr slurm_job_num_nodes=2
+  "${slurm_metadata[@]}"
+
+stage "sweep.sbatch on two Slurm nodes, mpirun launcher"
+# mpirun reads the allocation from Slurm and starts its daemons with srun.
+job=$(TPB_LAUNCHER=mpirun TPB_TP=1,2,4 TPB_SWEEP_ARGS="-b 8 -e 1K -f 4 -n 3 -w 1" \
+      ip netns exec "${namespaces[0]}" sbatch --parsable --wait "${two_node_job[@]}" "$src/jobs/slurm/sweep.sbatch")
+check "$work/out/$job/sweep.h5" --complete 1 --nodes 2 --tp-within-nodes 1,2 --attr "slurm_job_id=$job" \
+  "${slurm_metadata[@]}" --group /sweep/k4
 echo "two-host test passed"
