@@ -5,10 +5,10 @@
 # other interface and no route, so nothing leaves them). One mpirun, started
 # on the first host by the jobs/mpirun launchers, reaches the second through a
 # remote-shell agent that enters its namespace instead of using ssh; Open MPI
-# talks TCP between them. Then jobs/slurm/study-multinode.sbatch runs on a
-# two-node Slurm over the same hosts (jobs/slurm/local-cluster.sh with
-# TPB_SLURM_HOSTS). Checks: the rank map shows two nodes, TP groups do not
-# straddle them, and a sweep and two small studies complete across them.
+# talks TCP between them. Then, on a two-node Slurm over the same hosts
+# (jobs/slurm/local-cluster.sh with TPB_SLURM_HOSTS), study-multinode.sbatch
+# (srun) and sweep.sbatch (mpirun). Checks: the rank map shows two nodes, TP
+# groups do not straddle them, and every sweep and study completes.
 #
 # usage: two_host_test.sh SOURCE_DIR MPI_BENCH WORK_DIR
 # Exits 77 (ctest SKIP_RETURN_CODE) with the reason where namespaces are denied.
