@@ -186,6 +186,12 @@ std::size_t find_bandwidth_cliff(const TpSweep& tp) {
   return 0;
 }
 
+// malloc tuning changes large MPI all-reduce times tenfold (see kLiftMmapCliff).
+std::string glibc_tunables() {
+  const char* value = std::getenv("GLIBC_TUNABLES");
+  return value != nullptr ? value : "(unset)";
+}
+
 void print_header(const SweepPlan& plan, const RankContext& ranks) {
   fmt::print("# tpbench {} sweep: {} ranks, backend {}, TP degrees {}\n", TPB_TOOL_VERSION, ranks.size, plan.backend,
              fmt::join(plan.tp_degrees, ","));
@@ -198,8 +204,7 @@ void print_header(const SweepPlan& plan, const RankContext& ranks) {
              plan.sweep.graph_calls, plan.sweep.blocking ? 1 : 0);
   for (const RankPlacement& p : ranks.rank_map)
     fmt::print("#  Rank {:>3} on {} local rank {} device {}\n", p.rank, p.node, p.local_rank, p.device);
-  const char* tunables = std::getenv("GLIBC_TUNABLES");
-  fmt::print("#  GLIBC_TUNABLES={}\n#\n", tunables != nullptr ? tunables : "(unset)");
+  fmt::print("#  GLIBC_TUNABLES={}\n#\n", glibc_tunables());
 }
 
 void print_fits(const TpSweep& tp, const SweepFits& fits) {
@@ -251,8 +256,13 @@ int run_sweep(const SweepCommandOptions& options, const Invocation& invocation) 
       for (std::size_t s = 0; s < tp.bytes.size(); ++s) total_wrong += tp.wrong[s] + tp.wrong_inplace[s];
       if (!ranks.is_root()) continue;
       const SweepFits fits = fit_sweep(tp);
-      SweepParameters parameters{plan.sweep.warmup_iters, plan.sweep.check_iters, plan.sweep.graph_calls,
-                                 plan.sweep.blocking, plan.backend == "mpi" ? find_bandwidth_cliff(tp) : 0};
+      SweepParameters parameters;
+      parameters.warmup_iters = plan.sweep.warmup_iters;
+      parameters.check_iters = plan.sweep.check_iters;
+      parameters.graph_calls = plan.sweep.graph_calls;
+      parameters.blocking = plan.sweep.blocking;
+      parameters.bandwidth_cliff_bytes = plan.backend == "mpi" ? find_bandwidth_cliff(tp) : 0;
+      parameters.glibc_tunables = glibc_tunables();
       const std::vector<SweepRow> group_rows = sweep_rows(tp);
       fmt::print("# {} k={}: {} group(s) of {} rank(s), the slowest group reported\n{}", tp.operation, k,
                  tp.n_groups, k, table_header());

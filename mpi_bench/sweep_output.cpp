@@ -65,6 +65,7 @@ void write_tp_sweep(H5File& file, const TpSweep& tp, const SweepFits& fits, cons
   write_attribute(id, "blocking", std::int64_t{parameters.blocking ? 1 : 0});
   write_attribute(id, "bus_factor", tp.bus_factor);
   write_attribute(id, "bandwidth_cliff_bytes", static_cast<std::int64_t>(parameters.bandwidth_cliff_bytes));
+  write_attribute(id, "glibc_tunables", parameters.glibc_tunables);
   write_attribute(id, "time_definition",
                   std::string("per iteration the slowest rank of a group; time_median_us is the median over "
                               "iterations of the slowest group"));

@@ -2,6 +2,8 @@
 // The HDF5 side of `mpi_bench sweep`: one group per collective and TP degree,
 // {spec.hdf5_group}/k{K} (/sweep/k2, /sweep_allgather/k4), holding every
 // sample of every rank and the fits as attributes.
+#include <string>
+
 #include "collectives/tp_sweep.hpp"
 #include "predictor/latency_bandwidth_fit.hpp"
 #include "predictor/piecewise_fit.hpp"
@@ -21,6 +23,9 @@ struct SweepParameters {
   int graph_calls = 0;
   bool blocking = false;
   std::size_t bandwidth_cliff_bytes = 0;  // 0: none detected
+  // GLIBC_TUNABLES as the ranks saw it: malloc tuning moves large MPI
+  // all-reduce times tenfold (the 32 MiB cliff).
+  std::string glibc_tunables = "(unset)";
 };
 
 // Fits of the slowest group's median times (out of place) against payload bytes.
@@ -33,7 +38,7 @@ SweepFits fit_sweep(const TpSweep& tp);
 //   algbw_inplace_GBps, busbw_inplace_GBps                           (n_sizes) slowest group
 //   wrong, wrong_inplace, slowest_group, slowest_group_inplace        (n_sizes) int64
 //   wrong_per_rank, wrong_inplace_per_rank                            (n_sizes x world ranks)
-// and the attributes: parameters, fit_alpha_us, fit_beta_GBps, fit_r2,
+// and the attributes: parameters (glibc_tunables included), fit_alpha_us, fit_beta_GBps, fit_r2,
 // fit_residual_us, piecewise_* per segment.
 void write_tp_sweep(H5File& file, const TpSweep& tp, const SweepFits& fits, const SweepParameters& parameters);
 

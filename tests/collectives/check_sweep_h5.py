@@ -25,7 +25,7 @@ def check(path):
                 factor = 2.0 * (k - 1) / k if root == "/sweep" else (k - 1) / k
                 for algbw, busbw in zip(g["algbw_GBps"][...], g["busbw_GBps"][...]):
                     assert abs(busbw - algbw * factor) <= 1e-9 * max(1.0, algbw), (algbw, busbw, factor)
-                for attribute in ("fit_alpha_us", "fit_beta_GBps", "fit_r2", "fit_residual_us",
+                for attribute in ("fit_alpha_us", "fit_beta_GBps", "fit_r2", "fit_residual_us", "glibc_tunables",
                                   "piecewise_alpha_us", "piecewise_beta_GBps", "piecewise_r2"):
                     assert attribute in g.attrs, (root, k, attribute)
                 assert len(g.attrs["fit_residual_us"]) == n_sizes
