@@ -8,6 +8,7 @@
 #include "mpi_bench/commands.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
 #include "mpi_bench/pipeline/study_options.hpp"
+#include "results/verify.hpp"
 
 namespace tpb {
 namespace {
@@ -15,6 +16,7 @@ namespace {
 struct VerdictOptions {
   std::string file;
   std::string kill_switch;  // optional: must equal the registered threshold
+  bool allow_incomplete = false;  // judge a file that fails verify
 };
 
 int run_verdict(const VerdictOptions& options) {
@@ -25,9 +27,10 @@ int run_verdict(const VerdictOptions& options) {
     std::optional<double> kill_switch;
     if (!options.kill_switch.empty()) kill_switch = parse_kill_switch(options.kill_switch);
     if (rank != 0) return;
+    const VerifyResult verified = require_verified_results(options.file, options.allow_incomplete);
     ResultsFile file(options.file);
     results = verdict_stage(file.h5(), kill_switch);
-    file.mark_complete();
+    if (verified.complete) file.mark_complete();  // a verdict does not complete an unfinished measurement
   });
   if (rank == 0) fmt::print("{}", verdict_summary(results));
   return 0;
@@ -42,6 +45,8 @@ void add_verdict_command(CLI::App& root, CommandList& commands) {
   app->add_option("FILE", options->file, "Measured results file")->required();
   app->add_option("--kill-switch", options->kill_switch,
                   "Refuse unless this equals the registered threshold (thresholds are fixed at registration)");
+  app->add_flag("--allow-incomplete", options->allow_incomplete,
+                "Judge a file that fails 'mpi_bench verify' (incomplete or inconsistent); it stays complete=0");
   commands.push_back({app, [options](const Invocation&) { return run_verdict(*options); }});
 }
 

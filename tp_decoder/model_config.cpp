@@ -115,7 +115,7 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
   json document;
   try {
     document = json::parse(json_text);
-  } catch (const json::parse_error& error) {
+  } catch (const json::exception& error) {  // parse_error, and out_of_range for numbers like 1e400
     throw UsageError(fmt::format("config {}: not valid JSON ({})", source, error.what()));
   }
   if (!document.is_object()) throw UsageError(fmt::format("config {}: expected a JSON object", source));
