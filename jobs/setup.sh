@@ -16,6 +16,7 @@ packages=(
   slurm-wlm munge                                 # a real local Slurm for the job-script tests
   iproute2                                        # network namespaces for the two-host test
   clang libclang-rt-14-dev                        # libFuzzer and sanitizer runtimes
+  libomp-14-dev                                   # OpenMP for the clang (fuzz) build
 )
 
 missing=()
