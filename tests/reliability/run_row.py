@@ -8,6 +8,7 @@ directory and checks all four. Run it with Debian's /usr/bin/python3 (h5py).
 
 Placeholders in the command and message columns:
   {dir}        the row's scratch directory
+  {src}        the project's source directory (for the configs in tests/fuzz/corpus)
   {host}       this host's name (what MPI_Get_processor_name reports)
   {existing}   {dir}/existing.h5, created before the run with known bytes
   {garbage}    {dir}/garbage.h5, text that is not HDF5
@@ -58,8 +59,11 @@ def read_rows(table_path):
     return rows
 
 
+SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
 def expand(text, scratch):
-    return (text.replace("{dir}", scratch).replace("{host}", socket.gethostname())
+    return (text.replace("{dir}", scratch).replace("{src}", SOURCE_DIR).replace("{host}", socket.gethostname())
             .replace("{existing}", os.path.join(scratch, "existing.h5"))
             .replace("{garbage}", os.path.join(scratch, "garbage.h5"))
             .replace("{truncated}", os.path.join(scratch, "truncated.h5"))
