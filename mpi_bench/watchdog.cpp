@@ -36,15 +36,6 @@ void report_progress(std::string_view stage, std::string_view point) {
   if (Watchdog* watchdog = g_active.load()) watchdog->progress(stage, point);
 }
 
-PeerWait::PeerWait(std::string_view stage, std::string_view point) {
-  report_progress(stage, point);
-  if (Watchdog* watchdog = g_active.load()) watchdog->set_waiting_for_peer(true);
-}
-
-PeerWait::~PeerWait() {
-  if (Watchdog* watchdog = g_active.load()) watchdog->set_waiting_for_peer(false);
-}
-
 Watchdog::Watchdog(const WatchdogOptions& options)
     : timeout_s_(static_cast<int>(parse_integer("-T/--timeout", options.timeout_s, 1))) {
   // Watcher threads never call MPI (the session is MPI_THREAD_FUNNELED):
@@ -84,13 +75,6 @@ void Watchdog::progress(std::string_view stage, std::string_view point) {
   faults_.on_progress(stage);
 }
 
-void Watchdog::set_waiting_for_peer(bool waiting) {
-  std::lock_guard lock(mutex_);
-  waiting_for_peer_ = waiting;
-  last_progress_ = Steady::now();
-  last_progress_wall_ = std::chrono::system_clock::now();
-}
-
 std::string Watchdog::diagnostic() const {
   std::lock_guard lock(mutex_);
   const auto silent_s =
@@ -106,8 +90,8 @@ void Watchdog::watch() {
   std::unique_lock lock(mutex_);
   const auto timeout = std::chrono::seconds(timeout_s_);
   while (!stopping_) {
-    const auto deadline = waiting_for_peer_ ? Steady::now() + timeout : last_progress_ + timeout;
-    if (!waiting_for_peer_ && Steady::now() >= deadline) {
+    const auto deadline = last_progress_ + timeout;
+    if (Steady::now() >= deadline) {
       lock.unlock();
       end_job();
     }

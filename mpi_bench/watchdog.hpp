@@ -32,18 +32,6 @@ void add_timeout_option(CommandList& commands, WatchdogOptions& options);
 // This is also the one place a test-only fault (TPB_FAULT) can fire.
 void report_progress(std::string_view stage, std::string_view point);
 
-// While one exists, this rank waits on purpose for a peer doing the work
-// alone (rank 0 replaying every point while the others sit in a barrier): the
-// timeout does not run here, since the working rank's own watchdog catches a
-// hang there. Progress restarts the clock when it ends.
-class PeerWait {
- public:
-  PeerWait(std::string_view stage, std::string_view point);
-  ~PeerWait();
-  PeerWait(const PeerWait&) = delete;
-  PeerWait& operator=(const PeerWait&) = delete;
-};
-
 class Watchdog {
  public:
   // Collective-free: reads this rank's number and host, parses -T and
@@ -55,7 +43,6 @@ class Watchdog {
   Watchdog& operator=(const Watchdog&) = delete;
 
   void progress(std::string_view stage, std::string_view point);
-  void set_waiting_for_peer(bool waiting);
   int timeout_s() const { return timeout_s_; }
 
   // "tpbench: timeout: [rank 1 on node7] stage sweep, point bytes=64 KiB: no
@@ -75,7 +62,6 @@ class Watchdog {
   mutable std::mutex mutex_;  // guards everything below
   std::condition_variable wake_;
   bool stopping_ = false;
-  bool waiting_for_peer_ = false;
   std::string stage_ = "start";
   std::string point_ = "-";
   Steady::time_point last_progress_;
