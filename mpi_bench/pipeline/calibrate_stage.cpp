@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 
 #include "collectives/communicator_factory.hpp"
 #include "collectives/tp_sweep.hpp"
@@ -41,7 +42,11 @@ void sweep_collective(StudyRuntime& rt, ResultsFile* file, const CollectiveSpec&
                                    options.sizes_bytes.front(), options.sizes_bytes.back()));
     const TpSweep tp = run_tp_sweep(*rt.world, k, spec, options);
     if (file) {
-      const SweepParameters parameters{options.warmup_iters, options.check_iters, 0, false, 0};
+      SweepParameters parameters;
+      parameters.warmup_iters = options.warmup_iters;
+      parameters.check_iters = options.check_iters;
+      const char* tunables = std::getenv("GLIBC_TUNABLES");
+      parameters.glibc_tunables = tunables ? tunables : "(unset)";
       write_tp_sweep(file->h5(), tp, fit_sweep(tp), parameters);
       file->flush();
     }
