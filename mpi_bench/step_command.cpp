@@ -17,6 +17,7 @@
 #include "mpi_bench/rank_context.hpp"
 #include "mpi_bench/step_cli.hpp"
 #include "mpi_bench/step_output.hpp"
+#include "mpi_bench/watchdog.hpp"
 #include "predictor/statistics.hpp"
 #include "results/results_file.hpp"
 #include "tpb_version.hpp"
@@ -116,6 +117,7 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
     for (int batch : plan.batch)
       for (int context : plan.context) {
         const StepRunInfo info{plan.backend, StepPoint{k, batch, context}, options, false};
+        report_progress("step", fmt::format("k={} b={} c={}", k, batch, context));
         const StepTerms terms = run_step_point(*backend, group.get(), plan.config, info.point, options);
         if (!terms.check.failure.empty())
           throw_error("tpbench", 1, fmt::format("--check failed at k={} b={} c={}: {}", k, batch, context,
