@@ -4,7 +4,9 @@
 // ranks of the launch only wait.
 #include <fmt/format.h>
 
+#include <chrono>
 #include <memory>
+#include <thread>
 
 #include "collectives/mpi_check.hpp"
 #include "common/error.hpp"
@@ -14,6 +16,7 @@
 #include "mpi_bench/rank_context.hpp"
 #include "mpi_bench/step_cli.hpp"
 #include "mpi_bench/step_output.hpp"
+#include "mpi_bench/watchdog.hpp"
 #include "predictor/statistics.hpp"
 #include "results/results_file.hpp"
 #include "tpb_version.hpp"
@@ -58,6 +61,7 @@ int run_replay(const ReplayCommandOptions& o, const Invocation& invocation) {
       for (int batch : plan.batch)
         for (int context : plan.context) {
           const StepRunInfo info{plan.backend, StepPoint{k, batch, context}, plan.options, true};
+          report_progress("replay", fmt::format("k={} b={} c={}", k, batch, context));
           const StepTerms terms = run_step_point(*backend, nullptr, plan.config, info.point, plan.options);
           const StepPointRecord record = single_rank_record(terms);
           if (results) {
@@ -73,7 +77,16 @@ int run_replay(const ReplayCommandOptions& o, const Invocation& invocation) {
       fmt::print("# results: {}\n", o.common.output);
     }
   }
-  MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  // The other ranks wait for rank 0 without looking stuck to their watchdogs.
+  MPI_Request finished;
+  MPI_CHECK(MPI_Ibarrier(MPI_COMM_WORLD, &finished));
+  for (int done = 0; !done;) {
+    MPI_CHECK(MPI_Test(&finished, &done, MPI_STATUS_IGNORE));
+    if (!done) {
+      report_progress("replay", "waiting for rank 0");
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
   return 0;
 }
 

@@ -33,3 +33,24 @@ list(LENGTH lines n)
 if(NOT n EQUAL 1 OR NOT lines MATCHES "num_attention_heads \\(32\\) is not divisible by 3")
   message(FATAL_ERROR "--tp 3: expected one error line naming num_attention_heads (32):\n${err}")
 endif()
+
+# replay: one rank runs TP-k shard shapes, no collectives; the other ranks wait.
+execute_process(COMMAND ${MPIEXEC} --oversubscribe -n 2 ${MPI_BENCH} replay --model ${CONFIGS}/tiny-mqa.json --tp 1,4,8
+                        --batch 2 --context 9 -w 1 -n 3 -o ${WORK}/replay.h5 --overwrite
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "\n +8 +2 +9 ")
+  message(FATAL_ERROR "replay: exit ${rc}\n${out}\n${err}")
+endif()
+
+# membw: every rank reads at once and rank 0 prints each rank's bandwidth.
+execute_process(COMMAND ${MPIEXEC} --oversubscribe -n 2 ${MPI_BENCH} membw --bytes 16M -w 1 -n 3
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "all ranks together: [0-9.]+ GB/s")
+  message(FATAL_ERROR "membw: exit ${rc}\n${out}\n${err}")
+endif()
+
+# The replay file: one column per point, under /replay/k{K}/b{B}_c{C}.
+execute_process(COMMAND h5ls -r ${WORK}/replay.h5 RESULT_VARIABLE rc OUTPUT_VARIABLE out TIMEOUT 30)
+if(NOT out MATCHES "/replay/k8/b2_c9/t_step_us +Dataset {3, 1}")
+  message(FATAL_ERROR "replay.h5: no /replay/k8/b2_c9/t_step_us of 3 x 1\n${out}")
+endif()
