@@ -220,7 +220,8 @@ void write_attribute(hid_t object, const std::string& name, const std::vector<st
   std::vector<const char*> pointers;
   for (const auto& v : values) pointers.push_back(v.c_str());
   H5Handle type = string_type();
-  H5Handle space = simple_space({values.size()});
+  // An empty list is a null dataspace: HDF5 cannot read back a zero-length simple one.
+  H5Handle space = values.empty() ? H5Handle(H5_CHECK(H5Screate(H5S_NULL)), H5Sclose) : simple_space({values.size()});
   H5Handle attr(H5_CHECK(H5Acreate2(object, name.c_str(), type.id(), space.id(), H5P_DEFAULT, H5P_DEFAULT)), H5Aclose);
   if (!values.empty()) H5_CHECK(H5Awrite(attr.id(), type.id(), pointers.data()));
 }
@@ -256,6 +257,7 @@ std::vector<std::string> read_string_list_attribute(hid_t object, const std::str
   H5Handle attr(H5_CHECK(H5Aopen(object, name.c_str(), H5P_DEFAULT)), H5Aclose);
   H5Handle space(H5_CHECK(H5Aget_space(attr.id())), H5Sclose);
   const auto n = static_cast<std::size_t>(H5_CHECK(H5Sget_simple_extent_npoints(space.id())));
+  if (n == 0) return {};
   std::vector<char*> raw(n, nullptr);
   H5Handle type = string_type();
   H5_CHECK(H5Aread(attr.id(), type.id(), raw.data()));

@@ -26,6 +26,7 @@ TEST(H5File, DatasetsAndAttributesRoundTrip) {
     write_attribute(group.id(), "n", std::int64_t{42});
     write_attribute(group.id(), "x", 0.25);
     write_attribute(group.id(), "list", std::vector<std::string>{"p", "q"});
+    write_attribute(group.id(), "empty_list", std::vector<std::string>{});
     write_attribute(group.id(), "n", std::int64_t{43});  // replaced, not duplicated
   }
   H5File file(path, H5Mode::read_only);
@@ -42,6 +43,7 @@ TEST(H5File, DatasetsAndAttributesRoundTrip) {
   EXPECT_EQ(read_integer_attribute(group.id(), "n"), 43);
   EXPECT_DOUBLE_EQ(read_double_attribute(group.id(), "x"), 0.25);
   EXPECT_EQ(read_string_list_attribute(group.id(), "list"), (std::vector<std::string>{"p", "q"}));
+  EXPECT_TRUE(read_string_list_attribute(group.id(), "empty_list").empty());
   std::remove(path.c_str());
 }
 
