@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # AddressSanitizer + UndefinedBehaviorSanitizer: builds tpbench CPU-only into
 # build-sanitize/ (or $TPB_SANITIZE_BUILD_DIR) and runs the unit, multi-rank
-# and reliability tests there. Called by jobs/test.sh; runs alone too.
+# and reliability tests there: jobs/sanitize.sh [extra ctest arguments].
 # CUDA is off here because nvcc-compiled code is not instrumented; the main
 # build (jobs/build.sh) compiles it.
 set -euo pipefail
