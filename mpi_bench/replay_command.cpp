@@ -57,12 +57,13 @@ int run_replay(const ReplayCommandOptions& o, const Invocation& invocation) {
     fmt::print("# device: {}\n", backend->device_description());
     fmt::print("# {:>3} {:>5} {:>7} {:>12} {:>11} {:>16}\n", "k", "batch", "context", "t_step_us", "t_host_us",
                "weight_bytes");
+    WeightCache weights;  // one shard's weights serve every (b, c) point of its k
     for (int k : plan.tp)
       for (int batch : plan.batch)
         for (int context : plan.context) {
           const StepRunInfo info{plan.backend, StepPoint{k, batch, context}, plan.options, true};
           report_progress("replay", fmt::format("k={} b={} c={}", k, batch, context));
-          const StepTerms terms = run_step_point(*backend, nullptr, plan.config, info.point, plan.options);
+          const StepTerms terms = run_step_point(*backend, nullptr, plan.config, info.point, plan.options, &weights);
           const StepPointRecord record = single_rank_record(terms);
           if (results) {
             write_step_point(results->h5(), info, plan.config, record);

@@ -112,13 +112,14 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
                "t_step_us", "t_host_us", "t_ar_insitu_us", "ar_bytes", "weight_GBps", "/membw", "check");
   }
 
+  WeightCache weights;  // one shard's weights serve every (b, c) point of its k
   for (int k : plan.tp) {
     const std::unique_ptr<Communicator> group = split_into_tp_groups(*world, k);
     for (int batch : plan.batch)
       for (int context : plan.context) {
         const StepRunInfo info{plan.backend, StepPoint{k, batch, context}, options, false};
         report_progress("step", fmt::format("k={} b={} c={}", k, batch, context));
-        const StepTerms terms = run_step_point(*backend, group.get(), plan.config, info.point, options);
+        const StepTerms terms = run_step_point(*backend, group.get(), plan.config, info.point, options, &weights);
         if (!terms.check.failure.empty())
           throw_error("tpbench", 1, fmt::format("--check failed at k={} b={} c={}: {}", k, batch, context,
                                                 terms.check.failure),

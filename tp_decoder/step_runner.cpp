@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <optional>
 
 #include "common/error.hpp"
 
@@ -109,8 +110,24 @@ StepCheck check_step(Backend& backend, Communicator* comm, const ModelConfig& co
 
 }  // namespace
 
+const DecoderWeights& WeightCache::get(Backend& backend, const ModelConfig& config, const ShardPlan& plan,
+                                       std::uint64_t seed) {
+  const bool same = weights_ && backend_ == &backend && config_ == &config && tp_ == plan.tp && rank_ == plan.rank &&
+                    seed_ == seed;
+  if (!same) {
+    weights_.reset();  // release the previous shard before drawing the next one
+    weights_.emplace(build_decoder_weights(backend, config, plan, seed));
+    backend_ = &backend;
+    config_ = &config;
+    tp_ = plan.tp;
+    rank_ = plan.rank;
+    seed_ = seed;
+  }
+  return *weights_;
+}
+
 StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfig& config, const StepPoint& point,
-                         const StepOptions& options) {
+                         const StepOptions& options, WeightCache* cache) {
   if (group) {
     TPB_CHECK(group->size() == point.tp,
               fmt::format("step: a TP-{} point needs a group of {} ranks, got {}", point.tp, point.tp, group->size()));
@@ -121,7 +138,9 @@ StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfi
                                    backend.memory_kind() == MemoryKind::host ? "host" : "device"));
   }
   const ShardPlan plan = make_shard_plan(config, point.tp, group ? group->rank() : 0);
-  const DecoderWeights weights = build_decoder_weights(backend, config, plan, options.seed);
+  std::optional<DecoderWeights> own_weights;
+  if (!cache) own_weights.emplace(build_decoder_weights(backend, config, plan, options.seed));
+  const DecoderWeights& weights = cache ? cache->get(backend, config, plan, options.seed) : *own_weights;
   DecodeState state = build_decode_state(backend, config, plan, point.batch, point.context, options.seed);
   Communicator* comm = options.no_comm ? nullptr : group;
 

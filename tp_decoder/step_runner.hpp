@@ -5,6 +5,7 @@
 // the caller's (mpi_bench/step_output.hpp).
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,12 +70,32 @@ struct StepTerms {
   StepCheck check;
 };
 
+// One shard's weights, built on first use and kept for the next points of the
+// same shard. Drawing every weight through the hash costs far more than a timed
+// step when the vocabulary is large (Llama-3.2-1B's embedding alone is 262 M
+// values), and a study runs many (b, c) points per shard. Holds one shard at a
+// time; must be destroyed before the backend that built it.
+class WeightCache {
+ public:
+  const DecoderWeights& get(Backend& backend, const ModelConfig& config, const ShardPlan& plan, std::uint64_t seed);
+
+ private:
+  const Backend* backend_ = nullptr;
+  const ModelConfig* config_ = nullptr;
+  int tp_ = 0;
+  int rank_ = -1;
+  std::uint64_t seed_ = 0;
+  std::optional<DecoderWeights> weights_;
+};
+
 // Runs `point` on this rank. `group` is this rank's TP-k communicator
 // (size == point.tp; barriers always go through it, collectives unless
 // no_comm); null means replay: this one rank runs the shard shapes of rank 0
 // of TP-k with no collectives at all. The group's memory kind must match the
 // backend's. Collective over `group`.
+// With `cache`, the shard's weights come from it (built once per shard);
+// without, they are built for this point and released after it.
 StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfig& config, const StepPoint& point,
-                         const StepOptions& options);
+                         const StepOptions& options, WeightCache* cache = nullptr);
 
 }  // namespace tpb

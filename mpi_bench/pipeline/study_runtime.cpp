@@ -128,7 +128,7 @@ StudyDeclaration broadcast_declaration(const RankContext& ranks, const std::stri
 GatheredPoint run_point_everywhere(StudyRuntime& rt, Communicator* group, const StepPoint& point,
                                    const StepOptions& options) {
   rt.world->barrier();  // every group starts together, as the ranks of one job would
-  const StepTerms terms = run_step_point(*rt.backend, group, rt.config, point, options);
+  const StepTerms terms = run_step_point(*rt.backend, group, rt.config, point, options, &rt.weights);
   const MPI_Comm world = MPI_COMM_WORLD;
   const int n = rt.ranks.size;
   const int columns = group ? point.tp : 1;
@@ -151,7 +151,7 @@ std::vector<double> run_point_each_rank_alone(StudyRuntime& rt, Communicator& ow
   std::vector<double> mine(static_cast<std::size_t>(options.iters), 0.0);
   for (int r = 0; r < rt.ranks.size; ++r) {
     rt.world->barrier();
-    if (rt.ranks.rank == r) mine = run_step_point(*rt.backend, &own_group, rt.config, point, options).t_rank_us;
+    if (rt.ranks.rank == r) mine = run_step_point(*rt.backend, &own_group, rt.config, point, options, &rt.weights).t_rank_us;
   }
   rt.world->barrier();
   return gather_columns(MPI_COMM_WORLD, mine, options.iters);

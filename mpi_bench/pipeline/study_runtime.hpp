@@ -36,6 +36,7 @@ struct StudyRuntime {
   ModelConfig config;
   std::unique_ptr<Backend> backend;
   std::unique_ptr<Communicator> world;
+  WeightCache weights;  // declared after backend: released before it
 };
 
 // Collective. Validates the declaration (UsageError on every rank when any
