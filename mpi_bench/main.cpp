@@ -37,12 +37,12 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("tpbench ") + TPB_TOOL_VERSION);
   tpb::CommandList commands;
   tpb::add_info_command(app, commands);
-  tpb::add_verify_command(app, commands);
   tpb::add_sweep_command(app, commands);
   tpb::add_step_command(app, commands);
   tpb::add_replay_command(app, commands);
   tpb::add_membw_command(app, commands);
   tpb::add_d2d_command(app, commands);
+  tpb::add_verify_command(app, commands);
   tpb::add_calibrate_command(app, commands);
   tpb::add_register_command(app, commands);
   tpb::add_measure_command(app, commands);
