@@ -65,16 +65,35 @@ std::vector<std::int32_t> download_tokens(Backend& backend, const Tensor& tokens
   return ids;
 }
 
-// Outside any timing: one step with every layer's output inspected, then
-// (on the group's first rank, k > 1, collectives on) the same step at TP-1.
-StepCheck check_step(Backend& backend, Communicator* comm, const ModelConfig& config, const StepPoint& point,
-                     const StepOptions& options, const DecoderWeights& weights, DecodeState& state) {
-  const LayerObserver finite_after_layer = [&](int layer, const Tensor& x) {
+// Throws at the first layer whose output (the residual stream, identical on
+// every rank of a group after its all-reduce) holds a NaN or Inf.
+LayerObserver finite_hidden_state(Backend& backend, const Communicator* comm) {
+  return [&backend, comm](int layer, const Tensor& x) {
     std::vector<float> values(static_cast<std::size_t>(x.numel()));
     backend.download(x, values.data());
     require_finite(values, fmt::format("the hidden state after layer {}", layer), comm);
   };
-  decode_step(backend, comm, config, weights, state, nullptr, finite_after_layer);
+}
+
+// After the timed loop: a NaN or Inf in the last step's logits means the
+// timed steps computed garbage, which must not be stored as a valid timing.
+// One more step, inspected layer by layer, names the layer where it began.
+void require_finite_logits(Backend& backend, Communicator* comm, const ModelConfig& config,
+                           const DecoderWeights& weights, DecodeState& state) {
+  const Tensor& logits = comm ? *state.logits_all : *state.logits;
+  std::vector<float> values(static_cast<std::size_t>(logits.numel()));
+  backend.download(logits, values.data());
+  if (std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); })) return;
+  decode_step(backend, comm, config, weights, state, nullptr, finite_hidden_state(backend, comm));
+  backend.synchronize();
+  require_finite(values, "the logits of the timed steps", comm);
+}
+
+// Outside any timing: one step with every layer's output inspected, then
+// (on the group's first rank, k > 1, collectives on) the same step at TP-1.
+StepCheck check_step(Backend& backend, Communicator* comm, const ModelConfig& config, const StepPoint& point,
+                     const StepOptions& options, const DecoderWeights& weights, DecodeState& state) {
+  decode_step(backend, comm, config, weights, state, nullptr, finite_hidden_state(backend, comm));
   backend.synchronize();
   const int shards = comm ? comm->size() : 1;
   const std::vector<float> logits =
@@ -191,6 +210,7 @@ StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfi
       }
     }
   }
+  require_finite_logits(backend, comm, config, weights, state);
   return terms;
 }
 

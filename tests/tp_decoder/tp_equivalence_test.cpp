@@ -2,6 +2,7 @@
 // logits within the stated tolerance, for GQA, MQA (kv_heads < k) and qwen2
 // biases; the per-rank terms are gathered into (iters x ranks) with t_step
 // the slowest rank of each group; HDF5 points land where the layout says.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <tuple>
 
 #include "collectives/communicator_factory.hpp"
+#include "common/error.hpp"
 #include "mpi_bench/step_output.hpp"
 #include "test_configs.hpp"
 #include "tp_decoder/backend.hpp"
@@ -93,6 +95,51 @@ TEST(StepTerms, NoCommSkipsCollectivesAndTimersBookEveryPhase) {
   EXPECT_TRUE(untimed.t_ar_insitu_us.empty());
   EXPECT_TRUE(untimed.phase_us[0].empty());
   EXPECT_EQ(untimed.t_rank_us.size(), 3u);
+}
+
+TEST(WeightCache, ReusesAShardAndGivesTheSameResult) {
+  const ModelConfig config = test::shipped_config("tiny-llama");
+  const std::unique_ptr<Backend> backend = make_backend("cpu");
+  const std::unique_ptr<Communicator> world = make_communicator("mpi", MPI_COMM_WORLD);
+  const int tp = world_size();
+  const std::unique_ptr<Communicator> group = split_into_tp_groups(*world, tp);
+  StepOptions options;
+  options.warmup = 0;
+  options.iters = 1;
+  options.check = true;
+  WeightCache cache;
+  const ShardPlan plan = make_shard_plan(config, tp, group->rank());
+  const DecoderWeights* first = &cache.get(*backend, config, plan, options.seed);
+  EXPECT_EQ(&cache.get(*backend, config, plan, options.seed), first);  // same shard: not rebuilt
+  const StepTerms cached = run_step_point(*backend, group.get(), config, StepPoint{tp, 2, 8}, options, &cache);
+  const StepTerms fresh = run_step_point(*backend, group.get(), config, StepPoint{tp, 2, 8}, options);
+  EXPECT_EQ(cached.check.tokens, fresh.check.tokens);
+  EXPECT_TRUE(cached.check.failure.empty()) << cached.check.failure;
+}
+
+TEST(NumericalGuard, NonFiniteLogitsOfTimedStepsNameTheLayer) {
+  const ModelConfig config = test::shipped_config("tiny-llama");
+  const std::unique_ptr<Backend> backend = make_backend("cpu");
+  const std::unique_ptr<Communicator> world = make_communicator("mpi", MPI_COMM_WORLD);
+  const int tp = world_size();
+  const std::unique_ptr<Communicator> group = split_into_tp_groups(*world, tp);
+  StepOptions options;
+  options.warmup = 0;
+  options.iters = 2;
+  WeightCache cache;
+  const DecoderWeights& weights = cache.get(*backend, config, make_shard_plan(config, tp, group->rank()), options.seed);
+  // Poison the last layer's down projection on every rank: its all-reduce
+  // spreads the NaN to the residual stream of every rank.
+  Tensor w_down = *weights.layers.back().w_down;
+  std::vector<float> nan_values(static_cast<std::size_t>(w_down.numel()), std::nanf(""));
+  backend->upload(w_down, nan_values.data());
+  try {
+    run_step_point(*backend, group.get(), config, StepPoint{tp, 1, 4}, options, &cache);
+    FAIL() << "NaN logits were timed as valid";
+  } catch (const Error& e) {
+    const std::string expected = fmt::format("after layer {}", config.num_layers - 1);
+    EXPECT_NE(e.message().find(expected), std::string::npos) << e.message();
+  }
 }
 
 TEST(StepOutput, GathersEveryRankAndWritesTheLayout) {
