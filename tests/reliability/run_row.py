@@ -80,6 +80,36 @@ def run_mpi_bench(args, mpiexec, mpi_bench, ranks, env_extra=None, check=True):
     return result
 
 
+def processes_naming(text):
+    """PIDs of live processes (other than this one) whose command line holds `text`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read().decode(errors="replace")
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue  # ended while we looked
+        if text in cmdline and state != b"Z":
+            found.append(int(entry))
+    return found
+
+
+def wait_for_ranks_to_end(scratch, limit_s):
+    """mpiexec can return while the ranks it killed are still being torn down; a
+    rank that still holds the results file open keeps HDF5's lock on it. Waits
+    until no process names the row's scratch directory; returns those left."""
+    deadline = time.monotonic() + limit_s
+    while True:
+        alive = processes_naming(scratch)
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.05)
+
+
 def prepare_inputs(command, scratch, mpiexec, mpi_bench):
     """Creates the files a row's command refers to, before the run."""
     if "{existing}" in command:
@@ -208,9 +238,12 @@ def main():
         before = snapshot(scratch)
         started = time.monotonic()
         result = run_mpi_bench(words, args.mpiexec, args.mpi_bench, row["ranks"], env, check=False)
+        failures = []
+        outliving = wait_for_ranks_to_end(scratch, END_WITHIN_S)
+        if outliving:
+            failures.append(f"processes {outliving} still run {END_WITHIN_S} s after mpiexec returned")
         elapsed_s = time.monotonic() - started
 
-        failures = []
         if result.returncode != row["exit"]:
             failures.append(f"exit code {result.returncode}, expected {row['exit']}")
         timeout = re.search(r"-T (\d+)", command)
