@@ -23,19 +23,13 @@ tpb_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 TPB_BIN=${TPB_BIN:-$tpb_root/build/mpi_bench/mpi_bench}
 TPB_OUT=${TPB_OUT:-$tpb_root/out}
 TPB_RUN_ID=${TPB_RUN_ID:-run-$(date -u +%Y%m%dT%H%M%SZ)-$$}
-if [ ! -x "$TPB_BIN" ]; then
-  echo "$0: no mpi_bench at $TPB_BIN (build first with jobs/build.sh, or set TPB_BIN)" >&2
-  exit 2
-fi
+# shellcheck source=jobs/lib/launch-helpers.sh
+source "$tpb_root/jobs/lib/launch-helpers.sh"
+tpb_require_bin "$0"
 
-# GPUs on this node (the hosts are assumed alike); 0 without nvidia-smi.
-tpb_gpus=$({ nvidia-smi -L 2>/dev/null || true; } | grep -c '^GPU ' || true)
-TPB_BACKEND=${TPB_BACKEND:-$([ "$tpb_gpus" -gt 0 ] && echo cuda || echo cpu)}
-case $TPB_BACKEND in
-  cuda) tpb_comm_backend=nccl ;;
-  cpu) tpb_comm_backend=mpi ;;
-  *) echo "$0: TPB_BACKEND=$TPB_BACKEND is not valid (cuda or cpu)" >&2; exit 2 ;;
-esac
+# GPUs on this node (the hosts are assumed alike).
+tpb_gpus=$(tpb_gpu_count)
+tpb_choose_backend "$0"
 
 TPB_RANKS_PER_NODE=${TPB_RANKS_PER_NODE:-$([ "$tpb_gpus" -gt 0 ] && echo "$tpb_gpus" || echo 2)}
 TPB_CORES_PER_RANK=${TPB_CORES_PER_RANK:-$(( $(nproc) / TPB_RANKS_PER_NODE > 0 ? $(nproc) / TPB_RANKS_PER_NODE : 1 ))}
@@ -47,15 +41,6 @@ export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$TPB_CORES_PER_RANK}
 
 tpb_run_dir=$TPB_OUT/$TPB_RUN_ID
 mkdir -p "$tpb_run_dir"
-
-# tpb_divisors N: "1,2,...,N", every TP degree a launch of N ranks can hold.
-tpb_divisors() {
-  local n=$1 k list=""
-  for ((k = 1; k <= n; k++)); do
-    if [ $((n % k)) -eq 0 ]; then list="$list${list:+,}$k"; fi
-  done
-  echo "$list"
-}
 
 # tpb_launch ARGS...: ranks filled host by host (ranks 0..R-1 on the first
 # host), so TP groups of consecutive ranks stay within a host up to k = R;

@@ -17,25 +17,10 @@ TPB_OUT=${TPB_OUT:-$TPB_ROOT/out}
 TPB_LAUNCHER=${TPB_LAUNCHER:-srun}
 TPB_SRUN_MPI=${TPB_SRUN_MPI:-pmix}
 
-if [ ! -x "$TPB_BIN" ]; then
-  echo "tpbench job: no mpi_bench at $TPB_BIN (build first with jobs/build.sh, or set TPB_BIN)" >&2
-  exit 2
-fi
-
-# GPUs this node shows the job (all of them, or only the job's own where
-# Slurm constrains devices with cgroups); a node without nvidia-smi counts 0.
-tpb_gpu_count() {
-  { nvidia-smi -L 2>/dev/null || true; } | grep -c '^GPU ' || true
-}
-
-# Device backend: cuda when the node has a GPU, cpu otherwise; the
-# communicator follows it (NCCL on GPUs, MPI on CPUs).
-TPB_BACKEND=${TPB_BACKEND:-$([ "$(tpb_gpu_count)" -gt 0 ] && echo cuda || echo cpu)}
-case $TPB_BACKEND in
-  cuda) tpb_comm_backend=nccl ;;
-  cpu) tpb_comm_backend=mpi ;;
-  *) echo "tpbench job: TPB_BACKEND=$TPB_BACKEND is not valid (cuda or cpu)" >&2; exit 2 ;;
-esac
+# shellcheck source=jobs/lib/launch-helpers.sh
+source "$TPB_ROOT/jobs/lib/launch-helpers.sh"
+tpb_require_bin "tpbench job"
+tpb_choose_backend "tpbench job"
 
 # OpenMP threads per rank on the CPU backend: the cores Slurm gave each task.
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-${SLURM_CPUS_PER_TASK:-1}}
@@ -44,15 +29,6 @@ export OMP_NUM_THREADS=${OMP_NUM_THREADS:-${SLURM_CPUS_PER_TASK:-1}}
 # each other and a result traces back to `sacct -j ID`.
 tpb_job_dir=$TPB_OUT/$SLURM_JOB_ID
 mkdir -p "$tpb_job_dir"
-
-# tpb_divisors N: "1,2,...,N", every TP degree a launch of N ranks can hold.
-tpb_divisors() {
-  local n=$1 k list=""
-  for ((k = 1; k <= n; k++)); do
-    if [ $((n % k)) -eq 0 ]; then list="$list${list:+,}$k"; fi
-  done
-  echo "$list"
-}
 
 # tpb_launch ARGS...: one mpi_bench rank per Slurm task, ranks placed in
 # blocks (node 0 gets ranks 0..G-1) so TP groups of consecutive ranks stay
