@@ -16,6 +16,8 @@ Placeholders in the command and message columns:
   {nan}        {dir}/nan.h5, a complete sweep file with one time set to NaN
   {tampered}   {dir}/tampered.h5, a complete file whose /prereg text was edited
                after its sha256 was stored
+  {unfinished} {dir}/unfinished/study.h5, a study of tiny-llama at TP 1,2 whose
+               rank 1 was SIGKILLed as its TP-2 measurement began
 In the message column `*` matches any text (a line number, a time, a PID).
 """
 import argparse
@@ -68,7 +70,8 @@ def expand(text, scratch):
             .replace("{garbage}", os.path.join(scratch, "garbage.h5"))
             .replace("{truncated}", os.path.join(scratch, "truncated.h5"))
             .replace("{nan}", os.path.join(scratch, "nan.h5"))
-            .replace("{tampered}", os.path.join(scratch, "tampered.h5")))
+            .replace("{tampered}", os.path.join(scratch, "tampered.h5"))
+            .replace("{unfinished}", os.path.join(scratch, "unfinished", "study.h5")))
 
 
 def run_mpi_bench(args, mpiexec, mpi_bench, ranks, env_extra=None, check=True):
@@ -80,33 +83,31 @@ def run_mpi_bench(args, mpiexec, mpi_bench, ranks, env_extra=None, check=True):
     return result
 
 
-def processes_naming(text):
-    """PIDs of live processes (other than this one) whose command line holds `text`."""
+def processes_holding_files_in(folder):
+    """PIDs of processes (other than this one) with a file below `folder` open."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == os.getpid():
             continue
         try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmdline = f.read().decode(errors="replace")
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                state = f.read().rsplit(b")", 1)[1].split()[0]
+            targets = [os.readlink(f"/proc/{entry}/fd/{fd}") for fd in os.listdir(f"/proc/{entry}/fd")]
         except OSError:
             continue  # ended while we looked
-        if text in cmdline and state != b"Z":
+        if any(t.startswith(folder + os.sep) for t in targets):
             found.append(int(entry))
     return found
 
 
 def wait_for_ranks_to_end(scratch, limit_s):
-    """mpiexec can return while the ranks it killed are still being torn down; a
-    rank that still holds the results file open keeps HDF5's lock on it. Waits
-    until no process names the row's scratch directory; returns those left."""
+    """mpiexec can return while the ranks it killed are still exiting, and a
+    rank whose descriptors are not yet closed keeps HDF5's lock on the results
+    file. Waits until no process holds a file in the row's scratch directory;
+    returns those still holding one after `limit_s`."""
     deadline = time.monotonic() + limit_s
     while True:
-        alive = processes_naming(scratch)
-        if not alive or time.monotonic() > deadline:
-            return alive
+        holding = processes_holding_files_in(scratch)
+        if not holding or time.monotonic() > deadline:
+            return holding
         time.sleep(0.05)
 
 
@@ -140,16 +141,27 @@ def prepare_inputs(command, scratch, mpiexec, mpi_bench):
             group.create_dataset("predictions_json", data=[registered.replace("0.15", "0.50")],
                                  dtype=h5py.string_dtype())
             group.attrs["sha256"] = hashlib.sha256(registered.encode()).hexdigest()
+    if "{unfinished}" in command:
+        # The same fault as row study-kill-2ranks: the 29th progress report of
+        # the study is rank 1 starting the TP-2 measurement.
+        config = os.path.join(SOURCE_DIR, "tp_decoder", "configs", "tiny-llama.json")
+        killed = run_mpi_bench(["run", "--model", config, "--tp", "1,2", "-w", "1", "-n", "3", "--sweep-iters", "2",
+                                "-o", os.path.join(scratch, "unfinished")],
+                               mpiexec, mpi_bench, 2, {"TPB_FAULT": "1:study:kill:29"}, check=False)
+        if killed.returncode != 137:
+            sys.exit(f"setup: the study killed on purpose exited {killed.returncode}, not 137\n{killed.stderr}")
+        if wait_for_ranks_to_end(scratch, END_WITHIN_S):
+            sys.exit("setup: the killed study's ranks did not end")
 
 
 def snapshot(scratch):
-    """Every file in the scratch directory with its bytes and mtime."""
+    """Every file below the scratch directory with its bytes and mtime."""
     state = {}
-    for name in sorted(os.listdir(scratch)):
-        path = os.path.join(scratch, name)
-        if os.path.isfile(path):
+    for folder, _, names in os.walk(scratch):
+        for name in names:
+            path = os.path.join(folder, name)
             with open(path, "rb") as f:
-                state[name] = (f.read(), os.stat(path).st_mtime_ns)
+                state[os.path.relpath(path, scratch)] = (f.read(), os.stat(path).st_mtime_ns)
     return state
 
 
@@ -189,18 +201,19 @@ def check_disk(on_disk, before, scratch, mpiexec, mpi_bench, failures):
             failures.append(f"existing files were changed or removed: {changed}")
         return
     # "complete=0; /sweep/k1; no /sweep/k2": readable, incomplete, holding
-    # every finished point and nothing past the failure.
-    match = re.match(r"complete=(\d)(.*)", on_disk)
+    # every finished point and nothing past the failure. A leading "FILE: "
+    # names another file than out.h5 below the scratch directory.
+    match = re.match(r"(?:(\S+): )?complete=(\d)(.*)", on_disk)
     if not match:
         failures.append(f"unknown 'left on disk' value: {on_disk}")
         return
-    path = os.path.join(scratch, "out.h5")
+    path = os.path.join(scratch, match.group(1) or "out.h5")
     try:
         with h5py.File(path, "r") as f:
             complete = int(f["/meta"].attrs["complete"])
-            if complete != int(match.group(1)):
-                failures.append(f"{path}: complete={complete}, expected {match.group(1)}")
-            for item in [s.strip() for s in match.group(2).split(";") if s.strip()]:
+            if complete != int(match.group(2)):
+                failures.append(f"{path}: complete={complete}, expected {match.group(2)}")
+            for item in [s.strip() for s in match.group(3).split(";") if s.strip()]:
                 absent = item.startswith("no ")
                 name = item[3:].strip() if absent else item
                 if (name in f) == absent:
@@ -209,7 +222,7 @@ def check_disk(on_disk, before, scratch, mpiexec, mpi_bench, failures):
         failures.append(f"{path} does not open with h5py: {error}")
         return
     verify = run_mpi_bench(["verify", path], mpiexec, mpi_bench, 1, check=False)
-    if int(match.group(1)) == 0 and (verify.returncode != 1 or "complete=0" not in verify.stderr):
+    if int(match.group(2)) == 0 and (verify.returncode != 1 or "complete=0" not in verify.stderr):
         failures.append(f"mpi_bench verify did not flag the incomplete file: {verify.returncode} {verify.stderr}")
 
 
@@ -241,7 +254,7 @@ def main():
         failures = []
         outliving = wait_for_ranks_to_end(scratch, END_WITHIN_S)
         if outliving:
-            failures.append(f"processes {outliving} still run {END_WITHIN_S} s after mpiexec returned")
+            failures.append(f"processes {outliving} still hold files open {END_WITHIN_S} s after mpiexec returned")
         elapsed_s = time.monotonic() - started
 
         if result.returncode != row["exit"]:
