@@ -8,7 +8,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TPB_BUILD_DIR:-$root/build}
 "$root/jobs/setup.sh"
-TPB_BUILD_DIR="$build" "$root/jobs/build.sh" >/dev/null
+TPB_BUILD_DIR="$build" TPB_BUILD_TARGET=mpi_bench "$root/jobs/build.sh" >/dev/null
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # One OpenMP thread per rank: mpirun binds each rank to one core.
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
