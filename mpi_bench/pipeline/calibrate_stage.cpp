@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdlib>
+#include <functional>
 
 #include "collectives/communicator_factory.hpp"
 #include "collectives/tp_sweep.hpp"
@@ -70,6 +71,21 @@ void calibrate_stage(StudyRuntime& rt, ResultsFile* file) {
   options.warmup = d.warmup_iters;
   options.iters = d.iters;
 
+  // Ordered by shard, largest k first, so that each rank draws each shard's
+  // weights once here and the TP-1 shard is still held when measure starts
+  // with TP-1 (drawing a shard costs far more than its points' steps).
+
+  // t_replay(k) and t_host(k): the shard shapes of TP-k on one device each.
+  std::vector<int> descending = d.grid.tp;
+  std::sort(descending.begin(), descending.end(), std::greater<>());
+  for (int k : descending)
+    for (int b : d.grid.batch)
+      for (int c : d.grid.context) {
+        study_progress(rt, fmt::format("calibrate: replay k={} b={} c={}", k, b, c));
+        const GatheredPoint point = run_point_everywhere(rt, nullptr, {k, b, c}, options);
+        if (file) write_step_samples(file->h5(), step_point_path("/replay", k, b, c), point.first_group);
+      }
+
   // t_compute(1): TP-1 with its collectives ablated, on every rank at once.
   const std::unique_ptr<Communicator> solo = split_into_tp_groups(*rt.world, 1);
   StepOptions no_comm = options;
@@ -80,15 +96,6 @@ void calibrate_stage(StudyRuntime& rt, ResultsFile* file) {
       const GatheredPoint point = run_point_everywhere(rt, solo.get(), {1, b, c}, no_comm);
       if (file) write_step_samples(file->h5(), step_point_path("/step_nocomm", 1, b, c), point.first_group);
     }
-
-  // t_replay(k) and t_host(k): the shard shapes of TP-k on one device each.
-  for (int k : d.grid.tp)
-    for (int b : d.grid.batch)
-      for (int c : d.grid.context) {
-        study_progress(rt, fmt::format("calibrate: replay k={} b={} c={}", k, b, c));
-        const GatheredPoint point = run_point_everywhere(rt, nullptr, {k, b, c}, options);
-        if (file) write_step_samples(file->h5(), step_point_path("/replay", k, b, c), point.first_group);
-      }
 
   // t_ar_sweep(k, ar_bytes) and the logits all-gather, around the step's payloads.
   std::vector<std::size_t> ar_payloads, ag_payloads;

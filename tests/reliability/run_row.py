@@ -142,12 +142,12 @@ def prepare_inputs(command, scratch, mpiexec, mpi_bench):
                                  dtype=h5py.string_dtype())
             group.attrs["sha256"] = hashlib.sha256(registered.encode()).hexdigest()
     if "{unfinished}" in command:
-        # The same fault as row study-kill-2ranks: the 29th progress report of
+        # The same fault as row study-kill-2ranks: the 30th progress report of
         # the study is rank 1 starting the TP-2 measurement.
         config = os.path.join(SOURCE_DIR, "tp_decoder", "configs", "tiny-llama.json")
         killed = run_mpi_bench(["run", "--model", config, "--tp", "1,2", "-w", "1", "-n", "3", "--sweep-iters", "2",
                                 "-o", os.path.join(scratch, "unfinished")],
-                               mpiexec, mpi_bench, 2, {"TPB_FAULT": "1:study:kill:29"}, check=False)
+                               mpiexec, mpi_bench, 2, {"TPB_FAULT": "1:study:kill:30"}, check=False)
         if killed.returncode != 137:
             sys.exit(f"setup: the study killed on purpose exited {killed.returncode}, not 137\n{killed.stderr}")
         if wait_for_ranks_to_end(scratch, END_WITHIN_S):
