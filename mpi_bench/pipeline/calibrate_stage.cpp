@@ -11,6 +11,7 @@
 #include "collectives/communicator_factory.hpp"
 #include "collectives/tp_sweep.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
+#include "mpi_bench/step_output.hpp"
 #include "mpi_bench/sweep_output.hpp"
 #include "mpi_bench/watchdog.hpp"
 
@@ -64,7 +65,7 @@ void calibrate_stage(StudyRuntime& rt, ResultsFile* file) {
     H5Handle study = file->h5().group("/study");
     write_attribute(study.id(), "sweep_iters", std::int64_t{d.sweep_iters});
     write_attribute(study.id(), "calibrated_at", utc_timestamp_us());
-    file->h5().write_strings("/config/config_json", {rt.config.json_text});
+    write_model_config(file->h5(), rt.config);  // the same /config as step and replay files
     file->flush();
   }
   StepOptions options;
