@@ -66,12 +66,20 @@ INSTANTIATE_TEST_SUITE_P(TinyConfigs, TpMatchesTp1,
                            return name;
                          });
 
-TEST(StepTerms, NoCommSkipsCollectivesAndTimersBookEveryPhase) {
+// tiny-llama on the CPU backend, TP degree = the whole launch.
+class TinyLlamaOnWholeWorld : public ::testing::Test {
+ protected:
   const ModelConfig config = test::shipped_config("tiny-llama");
   const std::unique_ptr<Backend> backend = make_backend("cpu");
   const std::unique_ptr<Communicator> world = make_communicator("mpi", MPI_COMM_WORLD);
   const int tp = world_size();
   const std::unique_ptr<Communicator> group = split_into_tp_groups(*world, tp);
+};
+using StepTermsTest = TinyLlamaOnWholeWorld;
+using WeightCacheTest = TinyLlamaOnWholeWorld;
+using NumericalGuard = TinyLlamaOnWholeWorld;
+
+TEST_F(StepTermsTest, NoCommSkipsCollectivesAndTimersBookEveryPhase) {
   StepOptions options;
   options.warmup = 1;
   options.iters = 3;
@@ -97,12 +105,7 @@ TEST(StepTerms, NoCommSkipsCollectivesAndTimersBookEveryPhase) {
   EXPECT_EQ(untimed.t_rank_us.size(), 3u);
 }
 
-TEST(WeightCache, ReusesAShardAndGivesTheSameResult) {
-  const ModelConfig config = test::shipped_config("tiny-llama");
-  const std::unique_ptr<Backend> backend = make_backend("cpu");
-  const std::unique_ptr<Communicator> world = make_communicator("mpi", MPI_COMM_WORLD);
-  const int tp = world_size();
-  const std::unique_ptr<Communicator> group = split_into_tp_groups(*world, tp);
+TEST_F(WeightCacheTest, ReusesAShardAndGivesTheSameResult) {
   StepOptions options;
   options.warmup = 0;
   options.iters = 1;
@@ -117,12 +120,7 @@ TEST(WeightCache, ReusesAShardAndGivesTheSameResult) {
   EXPECT_TRUE(cached.check.failure.empty()) << cached.check.failure;
 }
 
-TEST(NumericalGuard, NonFiniteLogitsOfTimedStepsNameTheLayer) {
-  const ModelConfig config = test::shipped_config("tiny-llama");
-  const std::unique_ptr<Backend> backend = make_backend("cpu");
-  const std::unique_ptr<Communicator> world = make_communicator("mpi", MPI_COMM_WORLD);
-  const int tp = world_size();
-  const std::unique_ptr<Communicator> group = split_into_tp_groups(*world, tp);
+TEST_F(NumericalGuard, NonFiniteLogitsOfTimedStepsNameTheLayer) {
   StepOptions options;
   options.warmup = 0;
   options.iters = 2;
