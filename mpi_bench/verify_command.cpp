@@ -10,6 +10,8 @@
 #include "collectives/mpi_check.hpp"
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/commands.hpp"
+#include "mpi_bench/lock_wait_option.hpp"
+#include "results/file_lock.hpp"
 #include "results/verify.hpp"
 
 namespace tpb {
@@ -21,6 +23,7 @@ constexpr int kExitInvalidFile = 1;
 struct VerifyOptions {
   std::string path;        // FILE.h5
   bool all = false;        // list every problem, not just the first
+  double lock_wait_s = kDefaultLockWaitSeconds;
 };
 
 int run_verify(const VerifyOptions& options) {
@@ -29,7 +32,9 @@ int run_verify(const VerifyOptions& options) {
   // One reader is enough; the verdict is shared so every rank exits alike.
   VerifyResult result;
   validate_collectively(MPI_COMM_WORLD, [&] {
-    if (rank == 0) result = verify_results_file(options.path);
+    if (rank != 0) return;
+    wait_for_file_lock(options.path, options.lock_wait_s);
+    result = verify_results_file(options.path);
   });
   int exit_code = result.ok() ? 0 : kExitInvalidFile;
   MPI_CHECK(MPI_Bcast(&exit_code, 1, MPI_INT, 0, MPI_COMM_WORLD));
@@ -54,6 +59,7 @@ void add_verify_command(CLI::App& root, CommandList& commands) {
       "verify", "Check a results file: schema, datasets, shapes, timings finite, pre-registration seal, complete");
   app->add_option("FILE", options->path, "Results file (.h5)")->required();
   app->add_flag("--all", options->all, "List every problem, not only the first");
+  add_lock_wait_option(*app, options->lock_wait_s);
   commands.push_back({app, [options](const Invocation&) { return run_verify(*options); }});
 }
 
