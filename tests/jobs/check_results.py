@@ -8,9 +8,11 @@ Run with /usr/bin/python3: Debian's python3-h5py is installed for it only.
 """
 import argparse
 import json
+import os
 import sys
 
-import h5py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pyutil"))
+from h5_open import open_when_unlocked  # noqa: E402
 
 
 def read_text(value):
@@ -43,7 +45,7 @@ def main():
             failures.append(what)
 
     try:
-        handle = h5py.File(args.file, "r")
+        handle = open_when_unlocked(args.file)
     except OSError as error:
         print(f"FAILED  {args.file} is not a readable HDF5 file: {error}")
         return 1

@@ -18,6 +18,10 @@ Placeholders in the command and message columns:
                after its sha256 was stored
   {unfinished} {dir}/unfinished/study.h5, a study of tiny-llama at TP 1,2 whose
                rank 1 was SIGKILLed as its TP-2 measurement began
+  {locked}     {dir}/locked.h5, a complete sweep file that another process holds
+               open for writing (HDF5's lock) until 3 s after the command
+               under test has said that it waits for the lock
+  {held}       {dir}/held.h5, the same, held until the command has ended
 In the message column `*` matches any text (a line number, a time, a PID).
 """
 import argparse
@@ -29,10 +33,14 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import h5py
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pyutil"))
+from h5_open import open_when_unlocked  # noqa: E402
 
 EXISTING_BYTES = b"results that must survive a refused run\n"
 # A failing job must end within this many seconds (beyond -T for watchdog rows):
@@ -71,7 +79,9 @@ def expand(text, scratch):
             .replace("{truncated}", os.path.join(scratch, "truncated.h5"))
             .replace("{nan}", os.path.join(scratch, "nan.h5"))
             .replace("{tampered}", os.path.join(scratch, "tampered.h5"))
-            .replace("{unfinished}", os.path.join(scratch, "unfinished", "study.h5")))
+            .replace("{unfinished}", os.path.join(scratch, "unfinished", "study.h5"))
+            .replace("{locked}", os.path.join(scratch, "locked.h5"))
+            .replace("{held}", os.path.join(scratch, "held.h5")))
 
 
 def run_mpi_bench(args, mpiexec, mpi_bench, ranks, env_extra=None, check=True):
@@ -83,32 +93,53 @@ def run_mpi_bench(args, mpiexec, mpi_bench, ranks, env_extra=None, check=True):
     return result
 
 
-def processes_holding_files_in(folder):
-    """PIDs of processes (other than this one) with a file below `folder` open."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            targets = [os.readlink(f"/proc/{entry}/fd/{fd}") for fd in os.listdir(f"/proc/{entry}/fd")]
-        except OSError:
-            continue  # ended while we looked
-        if any(t.startswith(folder + os.sep) for t in targets):
-            found.append(int(entry))
-    return found
+# Holds a results file open for writing, as a job still running would: h5py
+# takes HDF5's own exclusive lock. Says "locked" once it holds it and lets go
+# when its standard input closes.
+LOCK_HOLDER = "import sys, h5py\nf = h5py.File(sys.argv[1], 'r+')\nprint('locked', flush=True)\nsys.stdin.read()\nf.close()\n"
+LOCKED_FOR_S = 3.0  # {locked}: how long the lock stays held once the command waits for it
+WAITING_LINE = "is still locked by a running process"
 
 
-def wait_for_ranks_to_end(scratch, limit_s):
-    """mpiexec can return while the ranks it killed are still exiting, and a
-    rank whose descriptors are not yet closed keeps HDF5's lock on the results
-    file. Waits until no process holds a file in the row's scratch directory;
-    returns those still holding one after `limit_s`."""
-    deadline = time.monotonic() + limit_s
-    while True:
-        holding = processes_holding_files_in(scratch)
-        if not holding or time.monotonic() > deadline:
-            return holding
-        time.sleep(0.05)
+class LockHolder:
+    def __init__(self, path):
+        self.process = subprocess.Popen([sys.executable, "-c", LOCK_HOLDER, path], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True)
+        if self.process.stdout.readline().strip() != "locked":
+            sys.exit(f"setup: could not hold the lock on {path}")
+
+    def release(self):
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            self.process.wait(timeout=60)
+
+
+def run_with_lock_held(words, mpiexec, mpi_bench, ranks, env, holder, release_after_wait):
+    """Runs mpi_bench while `holder` holds a file's lock. With release_after_wait
+    the lock goes LOCKED_FOR_S seconds after the command says it waits for it
+    (so the wait is exercised however slowly mpiexec starts); otherwise it is
+    held until the command ends."""
+    process = subprocess.Popen([mpiexec, "--oversubscribe", "-n", str(ranks), mpi_bench] + words,
+                               env=dict(os.environ, **env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    stderr_lines = []
+    waiting = threading.Event()
+
+    def read_stderr():
+        for line in process.stderr:
+            stderr_lines.append(line)
+            if WAITING_LINE in line:
+                waiting.set()
+
+    reader = threading.Thread(target=read_stderr)
+    reader.start()
+    if release_after_wait and waiting.wait(timeout=END_WITHIN_S):
+        time.sleep(LOCKED_FOR_S)
+        holder.release()
+    stdout = process.stdout.read()
+    process.wait(timeout=120)
+    reader.join()
+    holder.release()
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, "".join(stderr_lines))
 
 
 def prepare_inputs(command, scratch, mpiexec, mpi_bench):
@@ -128,7 +159,7 @@ def prepare_inputs(command, scratch, mpiexec, mpi_bench):
     if "{nan}" in command:
         path = os.path.join(scratch, "nan.h5")
         run_mpi_bench(["sweep", "-b", "8", "-e", "64", "-n", "2", "-w", "0", "-o", path], mpiexec, mpi_bench, 2)
-        with h5py.File(path, "r+") as f:
+        with open_when_unlocked(path, "r+") as f:
             times = f["/sweep/k2/time_us"][...]
             times.flat[1] = np.nan
             f["/sweep/k2/time_us"][...] = times
@@ -136,11 +167,15 @@ def prepare_inputs(command, scratch, mpiexec, mpi_bench):
         path = os.path.join(scratch, "tampered.h5")
         run_mpi_bench(["info", "-o", path], mpiexec, mpi_bench, 1)
         registered = '{"grid": {"tp": [1, 2]}, "threshold": 0.15}'
-        with h5py.File(path, "r+") as f:
+        with open_when_unlocked(path, "r+") as f:
             group = f.create_group("/prereg")
             group.create_dataset("predictions_json", data=[registered.replace("0.15", "0.50")],
                                  dtype=h5py.string_dtype())
             group.attrs["sha256"] = hashlib.sha256(registered.encode()).hexdigest()
+    for name in ("locked", "held"):
+        if "{" + name + "}" in command:
+            run_mpi_bench(["sweep", "-b", "8", "-e", "64", "-n", "2", "-w", "0", "-o",
+                           os.path.join(scratch, name + ".h5")], mpiexec, mpi_bench, 2)
     if "{unfinished}" in command:
         # The same fault as row study-kill-2ranks: the 30th progress report of
         # the study is rank 1 starting the TP-2 measurement.
@@ -150,8 +185,6 @@ def prepare_inputs(command, scratch, mpiexec, mpi_bench):
                                mpiexec, mpi_bench, 2, {"TPB_FAULT": "1:study:kill:30"}, check=False)
         if killed.returncode != 137:
             sys.exit(f"setup: the study killed on purpose exited {killed.returncode}, not 137\n{killed.stderr}")
-        if wait_for_ranks_to_end(scratch, END_WITHIN_S):
-            sys.exit("setup: the killed study's ranks did not end")
 
 
 def snapshot(scratch):
@@ -170,17 +203,18 @@ def matches(line, pattern):
     return re.fullmatch(".*".join(re.escape(part) for part in pattern.split("*")), line) is not None
 
 
-def check_message(expected_cell, stderr, failures):
-    lines = stderr.splitlines()
+def check_message(expected_cell, stdout, stderr, failures):
+    # The expected line may be on either stream (a run that succeeds reports on stdout).
+    lines = stderr.splitlines() + stdout.splitlines()
     # A cell may hold alternatives ("`a`<br>`b`"): builds with and without CUDA word some errors differently.
     alternatives = [a.strip().strip("`") for a in expected_cell.split("<br>")]
     if not any(matches(line, a) for line in lines for a in alternatives):
-        failures.append(f"no stderr line matches the expected message\n  expected: {alternatives}\n  stderr:\n"
+        failures.append(f"no output line matches the expected message\n  expected: {alternatives}\n  stderr, stdout:\n"
                         + "\n".join("    " + l for l in lines))
     expected = alternatives[0]
     # One line per failure, never a stack trace: exactly one tpbench error line
     # when the message is one, none besides watchdog diagnostics otherwise.
-    errors = [l for l in lines if l.startswith("tpbench: error:")]
+    errors = [l for l in stderr.splitlines() if l.startswith("tpbench: error:")]
     wanted = 1 if expected.startswith("tpbench: error:") else 0
     if len(errors) != wanted:
         failures.append(f"expected {wanted} 'tpbench: error:' line(s), got {len(errors)}: {errors}")
@@ -209,7 +243,7 @@ def check_disk(on_disk, before, scratch, mpiexec, mpi_bench, failures):
         return
     path = os.path.join(scratch, match.group(1) or "out.h5")
     try:
-        with h5py.File(path, "r") as f:
+        with open_when_unlocked(path) as f:
             complete = int(f["/meta"].attrs["complete"])
             if complete != int(match.group(2)):
                 failures.append(f"{path}: complete={complete}, expected {match.group(2)}")
@@ -250,11 +284,14 @@ def main():
             sys.exit(f"row {args.id}: the command must start with mpi_bench: {command}")
         before = snapshot(scratch)
         started = time.monotonic()
-        result = run_mpi_bench(words, args.mpiexec, args.mpi_bench, row["ranks"], env, check=False)
+        held = next((n for n in ("locked", "held") if "{" + n + "}" in row["command"]), None)
+        if held:
+            holder = LockHolder(os.path.join(scratch, held + ".h5"))
+            result = run_with_lock_held(words, args.mpiexec, args.mpi_bench, row["ranks"], env, holder,
+                                        release_after_wait=held == "locked")
+        else:
+            result = run_mpi_bench(words, args.mpiexec, args.mpi_bench, row["ranks"], env, check=False)
         failures = []
-        outliving = wait_for_ranks_to_end(scratch, END_WITHIN_S)
-        if outliving:
-            failures.append(f"processes {outliving} still hold files open {END_WITHIN_S} s after mpiexec returned")
         elapsed_s = time.monotonic() - started
 
         if result.returncode != row["exit"]:
@@ -263,7 +300,7 @@ def main():
         limit_s = END_WITHIN_S + (int(timeout.group(1)) if timeout else 0)
         if elapsed_s > limit_s:
             failures.append(f"took {elapsed_s:.1f} s, expected to end within {limit_s} s")
-        check_message(expand(row["message"], scratch), result.stderr, failures)
+        check_message(expand(row["message"], scratch), result.stdout, result.stderr, failures)
         check_disk(row["on_disk"], before, scratch, args.mpiexec, args.mpi_bench, failures)
         print(f"row {args.id}: mpiexec -n {row['ranks']} {command}: exit {result.returncode} in {elapsed_s:.1f} s")
         if failures:
