@@ -9,7 +9,12 @@ build=${TPB_BUILD_DIR:-$root/build}
 # need oversubscription (each ctest sets it too).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 cd "$build"
-ctest --output-on-failure --timeout 600 "$@"
+# ctest prints no reason for a skipped test (the GPU tests on a host without a
+# GPU): its JUnit file has them, and skip_reasons.py names each reason.
+status=0
+ctest --output-on-failure --timeout 600 --output-junit ctest-junit.xml "$@" || status=$?
+/usr/bin/python3 "$root/jobs/lib/skip_reasons.py" ctest-junit.xml || true
+[ "$status" -eq 0 ] || exit "$status"
 # Then the same tests under AddressSanitizer + UBSan (CPU-only tree) and a
 # bounded libFuzzer run of the parsers and the config loader
 # (docs/RELIABILITY.md). TPB_SANITIZE=0 / TPB_FUZZ_SECONDS=0 skip them.
