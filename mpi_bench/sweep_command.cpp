@@ -207,7 +207,12 @@ void print_header(const SweepPlan& plan, const RankContext& ranks) {
   fmt::print("#  GLIBC_TUNABLES={}\n#\n", glibc_tunables());
 }
 
-void print_fits(const TpSweep& tp, const SweepFits& fits) {
+void print_fits(const TpSweep& tp, const std::optional<SweepFits>& maybe_fits) {
+  if (!maybe_fits) {
+    fmt::print("# fit {} k={}: skipped, {}\n", tp.operation, tp.k, fit_skipped_reason(tp));
+    return;
+  }
+  const SweepFits& fits = *maybe_fits;
   fmt::print("# fit {} k={}: t(n) = alpha + n/beta: alpha {:.3f} us, beta {:.3f} GB/s, R2 {:.4f} ({} sizes)\n",
              tp.operation, tp.k, fits.line.alpha_us, fits.line.beta_GBps, fits.line.r2, tp.bytes.size());
   fmt::print("# piecewise {} k={}: {} segment(s), R2 {:.4f}\n", tp.operation, tp.k, fits.piecewise.segments.size(),
@@ -255,7 +260,7 @@ int run_sweep(const SweepCommandOptions& options, const Invocation& invocation) 
       progress.finish_group();
       for (std::size_t s = 0; s < tp.bytes.size(); ++s) total_wrong += tp.wrong[s] + tp.wrong_inplace[s];
       if (!ranks.is_root()) continue;
-      const SweepFits fits = fit_sweep(tp);
+      const std::optional<SweepFits> fits = fit_sweep(tp);
       SweepParameters parameters;
       parameters.warmup_iters = plan.sweep.warmup_iters;
       parameters.check_iters = plan.sweep.check_iters;

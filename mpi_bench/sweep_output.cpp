@@ -21,13 +21,19 @@ std::vector<double> column(const std::vector<PointSummary>& summaries, double Po
 
 }  // namespace
 
-SweepFits fit_sweep(const TpSweep& tp) {
+std::optional<SweepFits> fit_sweep(const TpSweep& tp) {
+  if (tp.bytes.size() < 2) return std::nullopt;
   const std::vector<double> bytes(tp.bytes.begin(), tp.bytes.end());
   const std::vector<double> time_us = tp.median_times_us();
-  return {fit_latency_bandwidth(bytes, time_us), fit_piecewise(bytes, time_us)};
+  return SweepFits{fit_latency_bandwidth(bytes, time_us), fit_piecewise(bytes, time_us)};
 }
 
-void write_tp_sweep(H5File& file, const TpSweep& tp, const SweepFits& fits, const SweepParameters& parameters) {
+std::string fit_skipped_reason(const TpSweep& tp) {
+  return fmt::format("one message size ({} B): a latency-bandwidth fit needs at least two", tp.bytes.front());
+}
+
+void write_tp_sweep(H5File& file, const TpSweep& tp, const std::optional<SweepFits>& fits,
+                    const SweepParameters& parameters) {
   const std::string path = fmt::format("{}/k{}", tp.hdf5_group, tp.k);
   const auto n_sizes = static_cast<std::uint64_t>(tp.bytes.size());
   const auto iters = static_cast<std::uint64_t>(tp.iters);
@@ -71,13 +77,17 @@ void write_tp_sweep(H5File& file, const TpSweep& tp, const SweepFits& fits, cons
                               "iterations of the slowest group"));
 
   write_attribute(id, "fit_model", std::string("t(n) = alpha + n / beta, least squares weighted by 1/t^2"));
-  write_attribute(id, "fit_alpha_us", fits.line.alpha_us);
-  write_attribute(id, "fit_beta_GBps", fits.line.beta_GBps);
-  write_attribute(id, "fit_r2", fits.line.r2);
-  write_attribute(id, "fit_residual_us", fits.line.residual_us);
+  if (!fits) {
+    write_attribute(id, "fit_skipped", fit_skipped_reason(tp));
+    return;
+  }
+  write_attribute(id, "fit_alpha_us", fits->line.alpha_us);
+  write_attribute(id, "fit_beta_GBps", fits->line.beta_GBps);
+  write_attribute(id, "fit_r2", fits->line.r2);
+  write_attribute(id, "fit_residual_us", fits->line.residual_us);
 
   std::vector<double> alpha, beta, r2, min_bytes, max_bytes;
-  for (const PiecewiseSegment& segment : fits.piecewise.segments) {
+  for (const PiecewiseSegment& segment : fits->piecewise.segments) {
     alpha.push_back(segment.fit.alpha_us);
     beta.push_back(segment.fit.beta_GBps);
     r2.push_back(segment.fit.r2);
@@ -89,8 +99,8 @@ void write_tp_sweep(H5File& file, const TpSweep& tp, const SweepFits& fits, cons
   write_attribute(id, "piecewise_r2", r2);
   write_attribute(id, "piecewise_min_bytes", min_bytes);
   write_attribute(id, "piecewise_max_bytes", max_bytes);
-  write_attribute(id, "piecewise_breakpoints_bytes", fits.piecewise.breakpoints_bytes());
-  write_attribute(id, "piecewise_total_r2", fits.piecewise.r2);
+  write_attribute(id, "piecewise_breakpoints_bytes", fits->piecewise.breakpoints_bytes());
+  write_attribute(id, "piecewise_total_r2", fits->piecewise.r2);
 }
 
 }  // namespace tpb

@@ -2,6 +2,7 @@
 // The HDF5 side of `mpi_bench sweep`: one group per collective and TP degree,
 // {spec.hdf5_group}/k{K} (/sweep/k2, /sweep_allgather/k4), holding every
 // sample of every rank and the fits as attributes.
+#include <optional>
 #include <string>
 
 #include "collectives/tp_sweep.hpp"
@@ -28,8 +29,11 @@ struct SweepParameters {
   std::string glibc_tunables = "(unset)";
 };
 
-// Fits of the slowest group's median times (out of place) against payload bytes.
-SweepFits fit_sweep(const TpSweep& tp);
+// Fits of the slowest group's median times (out of place) against payload
+// bytes; none for a sweep of one size (a valid sweep, as in nccl-tests: a line
+// needs two sizes), which fit_skipped_reason() words.
+std::optional<SweepFits> fit_sweep(const TpSweep& tp);
+std::string fit_skipped_reason(const TpSweep& tp);
 
 // Writes (or replaces) {hdf5_group}/k{K} from world rank 0's TpSweep:
 //   bytes, count                      (n_sizes)                      int64
@@ -39,7 +43,8 @@ SweepFits fit_sweep(const TpSweep& tp);
 //   wrong, wrong_inplace, slowest_group, slowest_group_inplace        (n_sizes) int64
 //   wrong_per_rank, wrong_inplace_per_rank                            (n_sizes x world ranks)
 // and the attributes: parameters (glibc_tunables included), fit_alpha_us, fit_beta_GBps, fit_r2,
-// fit_residual_us, piecewise_* per segment.
-void write_tp_sweep(H5File& file, const TpSweep& tp, const SweepFits& fits, const SweepParameters& parameters);
+// fit_residual_us, piecewise_* per segment; without fits, fit_skipped (the reason) instead.
+void write_tp_sweep(H5File& file, const TpSweep& tp, const std::optional<SweepFits>& fits,
+                    const SweepParameters& parameters);
 
 }  // namespace tpb
