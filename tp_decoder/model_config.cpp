@@ -168,6 +168,10 @@ ModelConfig load_model_config(const std::string& path) {
 
 ModelConfig with_layers(ModelConfig config, int layers) {
   if (layers < 1) throw UsageError(fmt::format("--layers: invalid value '{}' (expected at least 1)", layers));
+  // More layers than the model has would describe a model that does not exist.
+  if (layers > config.num_layers_in_file)
+    throw UsageError(fmt::format("--layers: {} exceeds the model's num_hidden_layers ({})", layers,
+                                 config.num_layers_in_file));
   config.num_layers = layers;
   return config;
 }

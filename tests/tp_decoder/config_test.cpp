@@ -63,6 +63,19 @@ TEST(ModelConfig, LayersOverrideKeepsThePublishedCount) {
   EXPECT_THROW(with_layers(config, 0), UsageError);
 }
 
+TEST(ModelConfig, LayersBeyondTheModelAreRefused) {
+  const ModelConfig config = test::shipped_config("tiny-llama");
+  EXPECT_EQ(with_layers(config, config.num_layers_in_file).num_layers, config.num_layers_in_file);
+  try {
+    with_layers(config, config.num_layers_in_file + 1);
+    FAIL() << "more layers than num_hidden_layers were accepted";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("num_hidden_layers (" + std::to_string(config.num_layers_in_file) + ")"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 struct BadConfig {
   const char* name;
   const char* json;
