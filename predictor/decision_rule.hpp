@@ -1,0 +1,63 @@
+#pragma once
+// The decision rule sealed in a registration: four outcomes, an interval
+// against the kill switch, Bonferroni's α over cells and checkpoints, and the
+// further rounds an open case needs. The rule, in words:
+//   FALSIFIED only when the interval's lower bound L > kill switch;
+//   HOLDS only when its upper bound U < kill switch;
+//   otherwise INCONCLUSIVE, with its reason and the rounds predicted to settle it;
+//   NOT_APPLICABLE when the backend cannot measure a term the form needs.
+#include <string_view>
+#include <vector>
+
+#include "predictor/round_interval.hpp"
+
+namespace tpb {
+
+enum class Outcome { holds, falsified, inconclusive, not_applicable };
+std::string_view to_string(Outcome outcome);  // "HOLDS", "FALSIFIED", "INCONCLUSIVE", "NOT_APPLICABLE"
+
+enum class InconclusiveReason {
+  none,                 // the outcome is not INCONCLUSIVE
+  straddles_threshold,  // L ≤ kill switch ≤ U
+  drift,                // paired and calibration-time verdicts are opposite
+  rank_imbalance,       // same-node spread bound above half the kill switch (k > 1)
+  noise_floor,          // the k = 1 A/A control does not HOLD
+  underpowered,         // power check or no_speedup control failed at this k: no HOLDS
+  too_few_rounds,       // fewer rounds than the interval needs at this α
+};
+std::string_view to_string(InconclusiveReason reason);  // "", "straddles_threshold", "drift", ...
+
+struct DecisionRule {
+  double kill_switch_pct = 15.0;
+  double family_alpha = 0.05;                // shared by every judged cell and checkpoint
+  std::vector<int> checkpoints{8, 16, 32};   // rounds at which cells are judged; the last is the maximum
+  BlockBootstrapOptions bootstrap;           // for p_exceeds
+  int max_rounds() const { return checkpoints.back(); }
+};
+
+// UsageError naming the bad value: kill switch outside (0, 1000] %, α outside
+// (0, 1), no checkpoints, or checkpoints not positive and strictly increasing.
+void validate_decision_rule(const DecisionRule& rule);
+
+// α of one interval: family_alpha / (judged_cells × checkpoints).
+double decision_alpha(const DecisionRule& rule, int judged_cells);
+
+struct IntervalDecision {
+  Outcome outcome = Outcome::inconclusive;
+  InconclusiveReason reason = InconclusiveReason::none;
+};
+
+// The rule on the interval alone: too_few_rounds when it is not formed.
+IntervalDecision decide_on_interval(const RoundInterval& interval, double kill_switch_pct);
+
+inline constexpr int kRoundsNeededUnknown = -1;  // the estimate sits on (or within a hair of) the threshold
+
+// Further rounds until the interval clears the kill switch, assuming its
+// half-width on the side facing the threshold shrinks as 1/√n: n' =
+// ⌈n·(w / |estimate − K|)²⌉, at least one more round. 0 when the interval
+// already clears it; min_rounds_for_median_interval(alpha) − n when it is
+// not formed; kRoundsNeededUnknown when the estimate equals the threshold
+// or the prediction exceeds a million rounds.
+int rounds_needed(const RoundInterval& interval, double kill_switch_pct, double alpha);
+
+}  // namespace tpb
