@@ -96,8 +96,8 @@ std::vector<double> block_bootstrap_medians(std::span<const double> values, cons
 
 double bootstrap_p_exceeds(std::span<const double> values, double threshold, const BlockBootstrapOptions& options) {
   const std::vector<double> medians = block_bootstrap_medians(values, options);
-  const auto above = static_cast<std::size_t>(medians.end() - std::upper_bound(medians.begin(), medians.end(), threshold));
-  return static_cast<double>(above) / static_cast<double>(medians.size());
+  const auto first_above = std::upper_bound(medians.begin(), medians.end(), threshold);
+  return static_cast<double>(medians.end() - first_above) / static_cast<double>(medians.size());
 }
 
 }  // namespace tpb

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numbers>
 #include <vector>
 
 #include "common/error.hpp"
@@ -18,7 +19,8 @@ std::vector<std::vector<double>> noisy_rounds(int rounds, int cells, double spre
   std::vector<std::vector<double>> values(static_cast<std::size_t>(rounds));
   for (auto& round : values)
     for (int c = 0; c < cells; ++c) {
-      const double z = std::sqrt(-2.0 * std::log(1.0 - uniform_unit(rng))) * std::cos(6.283185307179586 * uniform_unit(rng));
+      const double radius = std::sqrt(-2.0 * std::log(1.0 - uniform_unit(rng)));  // Box–Muller
+      const double z = radius * std::cos(2.0 * std::numbers::pi * uniform_unit(rng));
       round.push_back(1000.0 * (c + 1) * std::exp(spread * z));
     }
   return values;

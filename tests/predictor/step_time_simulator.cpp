@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <vector>
 
 #include "predictor/cell_verdict.hpp"
@@ -18,7 +19,7 @@ namespace {
 double standard_normal(SplitMix64& rng) {  // Box–Muller
   const double u1 = 1.0 - uniform_unit(rng);  // (0, 1]
   const double u2 = uniform_unit(rng);
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
 }
 
 // The conditions of one grid cell, each with its noise-free time in µs.
