@@ -89,7 +89,7 @@ TEST_P(DecisionRuleTable, GivesTheOutcomeAndReason) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, DecisionRuleTable, testing::ValuesIn(rule_cases()),
-                         [](const testing::TestParamInfo<RuleCase>& info) { return info.param.name; });
+                         [](const testing::TestParamInfo<RuleCase>& case_info) { return case_info.param.name; });
 
 TEST(CellVerdict, CarriesTheIntervalDriftAndPExceeds) {
   CellEvidence evidence;
