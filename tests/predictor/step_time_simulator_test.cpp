@@ -72,6 +72,18 @@ TEST(StepTimeSimulator, ErrorAtTheThresholdIsRarelyDecided) {
   EXPECT_LE(rates.falsified, 0.05);
 }
 
+TEST(StepTimeSimulator, DecisionsGrowWithTheDistanceFromTheThreshold) {
+  // Between the cases above: a third of the way from the threshold to each
+  // of them, the rule decides less often than there, more often than at it.
+  const Rates& at = simulate(0.15);
+  const Rates& below = simulate(0.10);
+  const Rates& above = simulate(0.20);
+  EXPECT_GT(below.holds, at.holds);
+  EXPECT_LT(below.holds, simulate(0.05).holds);
+  EXPECT_GT(above.falsified, at.falsified);
+  EXPECT_LT(above.falsified, simulate(0.30).falsified);
+}
+
 TEST(StepTimeSimulator, OldPointRuleFlipsFarMoreOften) {
   // A wrong verdict: FALSIFIED at a true 5 %, HOLDS at a true 30 %. The old
   // rule must be wrong in at least 5 % of studies and at least five times
