@@ -37,6 +37,10 @@ void validate_decision_rule(const DecisionRule& rule) {
     throw UsageError(fmt::format("kill switch {} % is not a percentage in (0, 1000]", rule.kill_switch_pct));
   if (!(rule.family_alpha > 0.0 && rule.family_alpha < 1.0))
     throw UsageError(fmt::format("family-wise alpha {} is outside (0, 1)", rule.family_alpha));
+  if (rule.bootstrap.resamples <= 0 || rule.bootstrap.block_rounds < 0)
+    throw UsageError(fmt::format("bootstrap of {} resamples in blocks of {} rounds: resamples must be positive, "
+                                 "blocks positive or 0 (the default length)",
+                                 rule.bootstrap.resamples, rule.bootstrap.block_rounds));
   if (rule.checkpoints.empty()) throw UsageError("the decision rule needs at least one checkpoint");
   int previous = 0;
   for (const int rounds : rule.checkpoints) {

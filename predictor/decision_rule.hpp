@@ -36,7 +36,8 @@ struct DecisionRule {
 };
 
 // UsageError naming the bad value: kill switch outside (0, 1000] %, α outside
-// (0, 1), no checkpoints, or checkpoints not positive and strictly increasing.
+// (0, 1), bootstrap resamples not positive or a negative block length, no
+// checkpoints, or checkpoints not positive and strictly increasing.
 void validate_decision_rule(const DecisionRule& rule);
 
 // α of one interval: family_alpha / (judged_cells × checkpoints).

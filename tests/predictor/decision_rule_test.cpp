@@ -161,6 +161,9 @@ TEST(DecisionRuleOptions, RefusesBadValuesByName) {
   rule.family_alpha = 1.0;
   EXPECT_THROW(validate_decision_rule(rule), UsageError);
   rule = {};
+  rule.bootstrap.resamples = 0;
+  EXPECT_THROW(validate_decision_rule(rule), UsageError);
+  rule = {};
   rule.checkpoints = {8, 8, 32};
   EXPECT_THROW(validate_decision_rule(rule), UsageError);
   rule.checkpoints = {};
