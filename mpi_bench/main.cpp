@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   tpb::add_membw_command(app, commands);
   tpb::add_d2d_command(app, commands);
   tpb::add_verify_command(app, commands);
+  tpb::add_kv_command(app, commands);
   tpb::add_calibrate_command(app, commands);
   tpb::add_register_command(app, commands);
   tpb::add_measure_command(app, commands);

@@ -1,0 +1,181 @@
+#include "mpi_bench/kv_cli.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+
+#include "common/cuda_info.hpp"
+#include "common/error.hpp"
+#include "common/parse.hpp"
+#include "mpi_bench/memory_ledger.hpp"
+#include "predictor/kv_ledger.hpp"
+#include "tp_decoder/shard_plan.hpp"
+
+namespace tpb {
+namespace {
+
+constexpr long long kMaxLength = std::numeric_limits<std::int32_t>::max();
+
+std::int64_t parse_length(const std::string& where, const std::string& item) {
+  std::string digits = item;
+  const bool negative = !digits.empty() && digits.front() == '-';
+  if (negative) digits.erase(0, 1);
+  const bool whole = !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) {
+    return c >= '0' && c <= '9';
+  });
+  if (!whole || negative || digits.size() > 10 || std::stoll(digits) > kMaxLength)
+    throw UsageError(fmt::format("{}: invalid value '{}' (expected a whole number of tokens from 0 to {})", where,
+                                 item, kMaxLength));
+  return std::stoll(digits);
+}
+
+std::string trimmed(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t\r");
+  if (first == std::string::npos) return {};
+  return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
+}
+
+std::vector<std::int64_t> lengths_from_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError(fmt::format("--lengths: cannot read lengths file '{}'", path));
+  std::vector<std::int64_t> lengths;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    const std::string item = trimmed(line.substr(0, line.find('#')));
+    if (item.empty()) continue;
+    lengths.push_back(parse_length(fmt::format("--lengths: {} line {}", path, number), item));
+  }
+  if (in.bad()) throw UsageError(fmt::format("--lengths: cannot read lengths file '{}'", path));
+  if (lengths.empty()) throw UsageError(fmt::format("--lengths: '{}' holds no lengths", path));
+  return lengths;
+}
+
+std::string default_backend() {
+  const std::vector<std::string> names = backend_names();
+  const bool cuda_built = std::find(names.begin(), names.end(), "cuda") != names.end();
+  return cuda_built && query_cuda_info().device_count > 0 ? "cuda" : "cpu";
+}
+
+double parse_reserve_pct(const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  const double value = text.empty() ? NAN : std::strtod(text.c_str(), &end);
+  if (errno != 0 || end != text.c_str() + text.size() || !(value >= 0 && value < 100))
+    throw UsageError(fmt::format("--reserve-pct: invalid value '{}' (expected a percentage from 0 to below 100)", text));
+  return value;
+}
+
+}  // namespace
+
+void add_kv_cli_options(CLI::App& app, KvCliOptions& o) {
+  app.add_option("--model", o.model, "Hugging Face config.json (tp_decoder/configs/*.json)")->required();
+  app.add_option("--tp", o.tp, "TP degrees k to size, e.g. 1,2,4,8 (no ranks needed)")->required();
+  app.add_option("--context", o.context, "Contexts c: sequences admissible at each (c + 1 tokens each)")
+      ->capture_default_str();
+  app.add_option("--lengths", o.lengths,
+                 "Request lengths: a LIST (1,15,16) or a FILE of one whole number per line, '#' comments "
+                 "(default: one sequence per context)");
+  app.add_option("--block", o.block, "Block sizes in tokens, e.g. 8,16")->capture_default_str();
+  app.add_option("--bytes-per-token", o.bytes_per_token, "Logical KV bytes per token instead of the model's");
+  app.add_option("--mem-per-device", o.mem_per_device,
+                 "Memory per device, e.g. 120G (default: CUDA free memory, or MemAvailable / cgroup limit, "
+                 "shared by the ranks of the node)");
+  app.add_option("--reserve-pct", o.reserve_pct, "Percent of the budget kept free")->capture_default_str();
+  app.add_option("--dtype", o.dtype, "bf16 or f32 (default: the model's torch_dtype, else bf16)");
+  app.add_option("--backend", o.backend, "Whose buffers to count: cpu or cuda (default: cuda when a GPU is visible)");
+  app.add_option("--table-entry-bytes", o.table_entry_bytes, "Bytes per block-table entry")->capture_default_str();
+  app.add_option("-o,--output", o.output, "Results file (.h5), the ledger under /kv");
+  app.add_flag("--overwrite", o.overwrite, "Replace an existing results file");
+  app.add_flag("--json", o.json, "Print one JSON object instead of the tables");
+}
+
+std::vector<std::int64_t> parse_lengths(const std::string& text) {
+  const bool is_list = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= '0' && c <= '9') || c == ',' || c == '-';
+  });
+  if (!is_list) return lengths_from_file(text);
+  std::vector<std::int64_t> lengths;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    lengths.push_back(parse_length(fmt::format("--lengths '{}'", text), text.substr(start, comma - start)));
+    start = comma + 1;
+  }
+  return lengths;
+}
+
+ElementType dtype_of_model(const ModelConfig& config, std::string* source) {
+  const nlohmann::json json = nlohmann::json::parse(config.json_text, nullptr, false);
+  const std::string torch_dtype =
+      json.is_object() && json.contains("torch_dtype") && json["torch_dtype"].is_string() ? json["torch_dtype"].get<std::string>() : "";
+  if (torch_dtype == "float32") {
+    *source = "the model's torch_dtype float32";
+    return ElementType::f32;
+  }
+  if (torch_dtype == "bfloat16" || torch_dtype == "float16") {
+    *source = fmt::format("the model's torch_dtype {}", torch_dtype);
+    return ElementType::bf16;
+  }
+  *source = torch_dtype.empty() ? "no torch_dtype in the model: bf16" : fmt::format("torch_dtype {} unknown: bf16", torch_dtype);
+  return ElementType::bf16;
+}
+
+KvCliPlan parse_kv_cli(const KvCliOptions& o) {
+  KvCliPlan plan;
+  plan.tp = parse_int_list("--tp", o.tp, 1);
+  plan.contexts = parse_int_list("--context", o.context, 0);
+  plan.blocks = parse_int_list("--block", o.block, 1);
+  plan.reserve_pct = parse_reserve_pct(o.reserve_pct);
+  plan.table_entry_bytes = parse_integer("--table-entry-bytes", o.table_entry_bytes, 1);
+  plan.backend = o.backend.empty() ? default_backend() : o.backend;
+  if (plan.backend != "cpu" && plan.backend != "cuda")
+    throw UsageError(fmt::format("--backend: invalid value '{}' (expected cpu or cuda)", plan.backend));
+
+  plan.config = load_model_config(o.model);
+  for (int k : plan.tp)
+    if (const std::string problem = shard_plan_problem(plan.config, k); !problem.empty()) throw UsageError(problem);
+  for (int c : plan.contexts)
+    if (c + 1 > plan.config.max_position_embeddings)
+      throw UsageError(fmt::format("--context: {} leaves no room for the decoded token within max_position_embeddings "
+                                   "({}) of {}",
+                                   c, plan.config.max_position_embeddings, plan.config.name));
+
+  if (o.dtype.empty()) {
+    plan.dtype = dtype_of_model(plan.config, &plan.dtype_source);
+  } else if (o.dtype == "bf16" || o.dtype == "f32") {
+    plan.dtype = o.dtype == "bf16" ? ElementType::bf16 : ElementType::f32;
+    plan.dtype_source = fmt::format("--dtype {}", o.dtype);
+  } else {
+    throw UsageError(fmt::format("--dtype: invalid value '{}' (expected bf16 or f32)", o.dtype));
+  }
+
+  const ModelConfig& m = plan.config;
+  if (o.bytes_per_token.empty()) {
+    plan.bytes_per_token = kv_bytes_per_token(kv_cache_shape(m, plan.dtype));
+    plan.bytes_per_token_source = fmt::format("{} layers x 2 x {} KV heads x {} head_dim x {} B", m.num_layers,
+                                              m.num_kv_heads, m.head_dim, element_size(plan.dtype));
+  } else {
+    plan.bytes_per_token = parse_integer("--bytes-per-token", o.bytes_per_token, 1);
+    if (plan.bytes_per_token % m.num_kv_heads != 0)
+      throw UsageError(fmt::format("--bytes-per-token: {} does not split evenly over the {} KV heads of {}",
+                                   plan.bytes_per_token, m.num_kv_heads, m.name));
+    plan.bytes_per_token_source = fmt::format("--bytes-per-token {}", o.bytes_per_token);
+  }
+
+  if (o.lengths.empty()) {
+    for (int c : plan.contexts) plan.lengths.push_back(std::int64_t{c} + 1);
+    plan.lengths_source = "the --context grid (c + 1 tokens each)";
+  } else {
+    plan.lengths = parse_lengths(o.lengths);
+    plan.lengths_source = fmt::format("--lengths {}", o.lengths);
+  }
+  return plan;
+}
+
+}  // namespace tpb

@@ -1,0 +1,91 @@
+// mpi_bench kv: the KV-cache ledger. Follows KV bytes per token from the
+// model through a paged allocator (payload, whole blocks, final-block waste,
+// block-table entries) into the tokens and sequences one device holds under
+// TP-k, for a memory budget. No collectives run; rank 0 prints and writes.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "common/error.hpp"
+#include "mpi_bench/collective_validation.hpp"
+#include "mpi_bench/commands.hpp"
+#include "mpi_bench/kv_cli.hpp"
+#include "mpi_bench/kv_output.hpp"
+#include "mpi_bench/memory_ledger.hpp"
+#include "mpi_bench/provenance.hpp"
+#include "mpi_bench/rank_context.hpp"
+#include "mpi_bench/step_output.hpp"
+#include "predictor/kv_answer.hpp"
+#include "results/kv_file.hpp"
+#include "results/results_file.hpp"
+
+namespace tpb {
+namespace {
+
+// The question for every k: what the estimator says each device holds
+// besides its KV cache, at the ledger's dtype and the chosen backend's buffers.
+KvQuestion kv_question(const KvCliPlan& plan, const MemoryBudget& budget) {
+  KvQuestion q;
+  q.logical_kv_bytes_per_token = plan.bytes_per_token;
+  q.kv_heads = plan.config.num_kv_heads;
+  q.lengths = plan.lengths;
+  q.blocks = plan.blocks;
+  q.contexts = plan.contexts;
+  q.budget_bytes = budget.bytes;
+  q.reserve_pct = plan.reserve_pct;
+  q.table_entry_bytes = plan.table_entry_bytes;
+  for (int k : plan.tp) {
+    const MemorySetup setup{plan.backend, dtype_memory_types(plan.dtype), k, false};
+    q.degrees.push_back(KvDegreeInput{k, ledger_line(memory_terms(plan.config, setup))});
+  }
+  return q;
+}
+
+int run_kv(const KvCliOptions& o, const Invocation& invocation) {
+  RankContext ranks;
+  KvCliPlan plan;
+  MemoryBudget budget;
+  KvAnswer answer;
+  validate_collectively(MPI_COMM_WORLD, [&] {
+    plan = parse_kv_cli(o);
+    ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.backend == "cuda" && o.mem_per_device.empty());
+    budget = memory_budget(o.mem_per_device, plan.backend, ranks);
+    answer = answer_kv_question(kv_question(plan, budget));
+  });
+  const RunMeta meta = collect_run_meta(ranks, invocation.argc, invocation.argv);
+  std::unique_ptr<ResultsFile> results;
+  validate_collectively(MPI_COMM_WORLD, [&] {
+    if (ranks.is_root() && !o.output.empty()) results = std::make_unique<ResultsFile>(o.output, o.overwrite, meta);
+  });
+  if (!ranks.is_root()) return 0;
+
+  KvPrintLabels labels;
+  labels.file = KvLabels{plan.config.name, to_string(plan.dtype), plan.dtype_source, budget.source,
+                         plan.lengths_source};
+  labels.bytes_per_token_source = plan.bytes_per_token_source;
+  labels.estimator = fmt::format("{} backend buffers at {}", plan.backend, to_string(plan.dtype));
+  if (results) {
+    write_model_config(results->h5(), plan.config);
+    write_kv_answer(results->h5(), answer, labels.file);
+    results->mark_complete();
+  }
+  if (o.json) {
+    fmt::print("{}\n", kv_answer_json(answer, labels).dump(2));
+  } else {
+    print_kv_tables(answer, labels);
+    if (results) fmt::print("# results: {}\n", o.output);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_kv_command(CLI::App& root, CommandList& commands) {
+  auto o = std::make_shared<KvCliOptions>();
+  CLI::App* app = root.add_subcommand(
+      "kv", "KV-cache ledger: bytes per token, paged allocation per block size, capacity per device under TP-k");
+  add_kv_cli_options(*app, *o);
+  commands.push_back({app, [o](const Invocation& inv) { return run_kv(*o, inv); }});
+}
+
+}  // namespace tpb

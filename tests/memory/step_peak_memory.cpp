@@ -1,0 +1,77 @@
+// Runs one TP-1 point of the decode step in this process, as `mpi_bench step`
+// does (run_step_point on the cpu backend with an MPI group), and compares the
+// memory estimator with the peak resident memory the kernel measured
+// (VmHWM in /proc/self/status).
+//
+//   step_peak_memory CONFIG LAYERS BATCH CONTEXT
+//
+// The estimate counts what the step allocates; the process held VmRSS before
+// the first allocation (MPI, OpenBLAS, the C++ runtime), so the comparison is
+// VmHWM against the resident memory before the step plus the estimate. Exit 0
+// within kToleranceFraction, 1 outside it, 2 on bad arguments.
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <exception>
+#include <string>
+
+#include "collectives/communicator_factory.hpp"
+#include "common/host_memory.hpp"
+#include "mpi_bench/memory_ledger.hpp"
+#include "mpi_bench/rank_context.hpp"
+#include "tp_decoder/backend.hpp"
+#include "tp_decoder/memory_estimate.hpp"
+#include "tp_decoder/step_runner.hpp"
+
+namespace {
+
+// The acceptance bound of the estimator against the measured peak.
+constexpr double kToleranceFraction = 0.15;
+
+int run(int argc, char** argv) {
+  if (argc != 5) {
+    std::fprintf(stderr, "usage: step_peak_memory CONFIG LAYERS BATCH CONTEXT\n");
+    return 2;
+  }
+  tpb::ModelConfig config = tpb::with_layers(tpb::load_model_config(argv[1]), std::atoi(argv[2]));
+  const tpb::StepPoint point{1, std::atoi(argv[3]), std::atoi(argv[4])};
+  const std::unique_ptr<tpb::Backend> backend = tpb::make_backend("cpu");
+  const std::unique_ptr<tpb::Communicator> group = tpb::make_communicator("mpi", MPI_COMM_WORLD);
+  const tpb::MemorySetup setup{"cpu", tpb::backend_memory_types("cpu"), 1, false};
+  const tpb::MemoryEstimate estimate = tpb::estimate_rank_memory(config, setup, point.batch, point.context);
+
+  const auto before = static_cast<std::int64_t>(tpb::resident_bytes());
+  tpb::StepOptions options;
+  options.warmup = 1;
+  options.iters = 3;
+  tpb::run_step_point(*backend, group.get(), config, point, options);
+  const auto peak = static_cast<std::int64_t>(tpb::peak_resident_bytes());
+
+  const std::int64_t predicted = before + estimate.total();
+  const double error = static_cast<double>(predicted - peak) / static_cast<double>(peak);
+  fmt::print("{} layers={} b={} c={}: estimate {} B ({}: weights {}, KV cache {}, activations {}, workspaces {}, "
+             "communication buffers {}); VmRSS before the step {} B; VmHWM {} B ({}); "
+             "VmRSS before + estimate = {} B, {:+.1f} % of VmHWM (bound ±{:.0f} %); "
+             "estimate against the growth VmHWM - VmRSS before ({} B): {:+.1f} %\n",
+             config.name, config.num_layers, point.batch, point.context, estimate.total(),
+             tpb::readable_bytes(estimate.total()), tpb::readable_bytes(estimate.weights),
+             tpb::readable_bytes(estimate.kv_cache), tpb::readable_bytes(estimate.activations),
+             tpb::readable_bytes(estimate.workspaces), tpb::readable_bytes(estimate.comm_buffers), before, peak,
+             tpb::readable_bytes(peak), predicted, 100 * error, 100 * kToleranceFraction, peak - before,
+             100.0 * static_cast<double>(estimate.total() - (peak - before)) / static_cast<double>(peak - before));
+  return std::fabs(error) <= kToleranceFraction ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  tpb::MpiSession mpi(argc, argv);
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "step_peak_memory: %s\n", error.what());
+    return 2;
+  }
+}

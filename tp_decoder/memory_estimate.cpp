@@ -1,0 +1,161 @@
+#include "tp_decoder/memory_estimate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/error.hpp"
+#include "tp_decoder/shard_plan.hpp"
+#include "tp_decoder/weights.hpp"
+
+namespace tpb {
+namespace {
+
+std::int64_t bytes_of(ElementType type) { return static_cast<std::int64_t>(element_size(type)); }
+
+// RoPE inverse frequencies, (1, head_dim/2) f32, built with the weights.
+std::int64_t rope_table_bytes(const ShardPlan& plan) { return std::int64_t{plan.head_dim} / 2 * 4; }
+
+// DecodeState (decode_step.hpp) per sequence: two token ids, the residual,
+// its norm and the partial sum (hidden each), QKV, the attention output,
+// gate|up and the activated MLP, this rank's logits and every rank's.
+std::int64_t activation_bytes_per_sequence(const ShardPlan& plan, const MemoryTypes& types) {
+  const std::int64_t hd = plan.head_dim;
+  const std::int64_t elements = 3LL * plan.hidden + (plan.q_heads + 2LL * plan.kv_heads) * hd + plan.q_heads * hd +
+                                3LL * plan.intermediate;
+  const std::int64_t logits = std::int64_t{plan.vocab} * (1 + plan.tp);  // logits, then logits_all (k × vocab/k)
+  return 2 * bytes_of(ElementType::i32) + elements * bytes_of(types.activation) + logits * bytes_of(types.logits);
+}
+
+// K and V of every layer for this rank's KV heads.
+// One sequence's logits over the whole vocabulary, copied to the host as f32.
+std::int64_t host_logits_bytes(const ShardPlan& plan) { return std::int64_t{plan.vocab} * plan.tp * 4; }
+
+std::int64_t kv_bytes_per_sequence_token(const ModelConfig& config, const ShardPlan& plan, const MemoryTypes& types) {
+  return 2LL * config.num_layers * plan.kv_heads * plan.head_dim * bytes_of(types.kv_cache);
+}
+
+// The CUDA backend's fixed cuBLAS workspace (cuda_backend.cu, set so cuBLAS
+// never allocates during graph capture).
+constexpr std::int64_t kCublasWorkspaceBytes = 32LL << 20;
+// Flash-decoding splits the c + 1 positions into chunks of at least this many
+// (tp_decoder/cuda/attention_plan.hpp, kMinAttentionChunk): at most
+// ceil(t / 64) <= t / 64 + 1 partials of head_dim + 2 floats per query head.
+constexpr std::int64_t kMinAttentionChunk = 64;
+// NCCL's buffers per communicator: NCCL_BUFFSIZE (4 MiB, the Simple
+// protocol) plus LL128 (~4.6 MiB) and LL (256 KiB) buffers, for the previous
+// and next peer of each channel; 16 channels is what NCCL opens on an
+// NVLink node. Not measured here (no GPU): a stated assumption.
+constexpr std::int64_t kNcclBytesPerChannelPeer = (4LL << 20) + (4608LL << 10) + (256LL << 10);
+constexpr std::int64_t kNcclChannels = 16;
+
+void add(MemoryTerm& into, const MemoryTerm& term) {
+  into.fixed += term.fixed;
+  into.per_sequence += term.per_sequence;
+  into.per_sequence_token += term.per_sequence_token;
+}
+
+// Everything one plan holds: used once for the rank's own shard and, under
+// --check, once more for the TP-1 step its group's first rank builds beside it.
+MemoryTerms plan_terms(const ModelConfig& config, const ShardPlan& plan, const MemorySetup& setup) {
+  const MemoryTypes& types = setup.types;
+  MemoryTerms t;
+  t.weights.fixed = weight_bytes_resident(config, plan, types.weight) + rope_table_bytes(plan);
+  t.kv_cache.per_sequence_token = kv_bytes_per_sequence_token(config, plan, types);
+  t.activations.per_sequence = activation_bytes_per_sequence(plan, types);
+  if (setup.backend == "cpu") {
+    // Attention scores, (b × q_heads, c + 1) f32, and the RoPE cos|sin row.
+    t.workspaces.per_sequence_token = std::int64_t{plan.q_heads} * 4;
+    t.workspaces.fixed = std::int64_t{plan.head_dim} * 4;
+    // After the timed steps the gathered logits are copied to the host as f32
+    // and checked for NaN/Inf while the step's state is still held.
+    t.workspaces.per_sequence = host_logits_bytes(plan);
+  } else {
+    const std::int64_t partial = std::int64_t{plan.q_heads} * (plan.head_dim + 2) * 4;
+    t.workspaces.fixed = kCublasWorkspaceBytes;
+    t.workspaces.per_sequence = partial;
+    t.workspaces.per_sequence_token = (partial + kMinAttentionChunk - 1) / kMinAttentionChunk;
+  }
+  return t;
+}
+
+}  // namespace
+
+MemoryTypes backend_memory_types(const std::string& backend) {
+  if (backend == "cpu") return MemoryTypes{};
+  if (backend == "cuda") return dtype_memory_types(ElementType::bf16);
+  throw UsageError(fmt::format("--backend: invalid value '{}' (expected cpu or cuda)", backend));
+}
+
+MemoryTypes dtype_memory_types(ElementType dtype) { return MemoryTypes{dtype, dtype, dtype, ElementType::f32}; }
+
+MemoryTerms memory_terms(const ModelConfig& config, const MemorySetup& setup) {
+  if (setup.backend != "cpu" && setup.backend != "cuda")
+    throw UsageError(fmt::format("--backend: invalid value '{}' (expected cpu or cuda)", setup.backend));
+  if (const std::string problem = shard_plan_problem(config, setup.tp); !problem.empty()) throw UsageError(problem);
+  const ShardPlan plan = make_shard_plan(config, setup.tp, 0);
+  MemoryTerms terms = plan_terms(config, plan, setup);
+
+  if (setup.tp > 1 && setup.collectives) {
+    const std::int64_t act = bytes_of(setup.types.activation);
+    if (setup.backend == "cpu") {
+      // Open MPI's all-reduce of the in-place partial sum (b × hidden) works
+      // through a temporary of the message's size (recursive doubling or ring).
+      terms.comm_buffers.per_sequence = std::int64_t{plan.hidden} * act;
+    } else {
+      terms.comm_buffers.fixed = 2 * kNcclChannels * kNcclBytesPerChannelPeer;
+    }
+  }
+  if (setup.check && setup.tp > 1) {
+    // check_step: TP-1 weights and state live beside the TP-k ones. The CPU
+    // attention scratch is one buffer grown to the larger (TP-1) shape, and
+    // three host copies of the logits meet (TP-k's in vocabulary order, and
+    // TP-1's raw and reordered).
+    const ShardPlan plan1 = make_shard_plan(config, 1, 0);
+    const MemoryTerms tp1 = plan_terms(config, plan1, setup);
+    add(terms.weights, tp1.weights);
+    add(terms.kv_cache, tp1.kv_cache);
+    add(terms.activations, tp1.activations);
+    if (setup.backend == "cpu") {
+      terms.workspaces = tp1.workspaces;
+      terms.workspaces.per_sequence = 3 * host_logits_bytes(plan1);
+    } else
+      add(terms.workspaces, MemoryTerm{0, tp1.workspaces.per_sequence, tp1.workspaces.per_sequence_token});
+  }
+  return terms;
+}
+
+MemoryEstimate estimate_rank_memory(const ModelConfig& config, const MemorySetup& setup, int batch, int context) {
+  TPB_CHECK(batch >= 1 && context >= 0, fmt::format("memory estimate: batch {} and context {}", batch, context));
+  const MemoryTerms terms = memory_terms(config, setup);
+  const std::int64_t tokens = std::int64_t{context} + 1;  // the history plus the decoded token
+  MemoryEstimate e;
+  e.tp = setup.tp;
+  e.batch = batch;
+  e.context = context;
+  e.weights = terms.weights.at(batch, tokens);
+  e.kv_cache = terms.kv_cache.at(batch, tokens);
+  e.activations = terms.activations.at(batch, tokens);
+  e.workspaces = terms.workspaces.at(batch, tokens);
+  e.comm_buffers = terms.comm_buffers.at(batch, tokens);
+  return e;
+}
+
+MemoryEstimate largest_grid_estimate(const ModelConfig& config, MemorySetup setup, const std::vector<int>& tp,
+                                     const std::vector<int>& batch, const std::vector<int>& context) {
+  TPB_CHECK(!tp.empty() && !batch.empty() && !context.empty(), "memory estimate: an empty grid");
+  MemoryEstimate largest;
+  bool first = true;
+  for (int k : tp) {
+    setup.tp = k;
+    for (int b : batch)
+      for (int c : context) {
+        const MemoryEstimate e = estimate_rank_memory(config, setup, b, c);
+        if (first || e.total() > largest.total()) largest = e;
+        first = false;
+      }
+  }
+  return largest;
+}
+
+}  // namespace tpb
