@@ -90,11 +90,11 @@ void print_kv_tables(const KvAnswer& answer, const KvPrintLabels& labels) {
     fmt::print("  {:>12} {:>15} {:>15} {:>16} {:>13} {:>14}\n", p.block_tokens, p.payload_bytes, p.allocated_bytes,
                p.tail_waste_bytes, p.table_entries, p.metadata_bytes);
   if (q.lengths.size() <= kMaxPrintedSequences) {
-    fmt::print("# per sequence: {:>8} {:>6} {:>15} {:>15} {:>16} {:>13}\n", "", "tokens", "payload_bytes",
-               "allocated_bytes", "tail_waste_bytes", "table_entries");
+    fmt::print("# per sequence\n# {:>12} {:>8} {:>15} {:>15} {:>16} {:>13}\n", "block_tokens", "tokens",
+               "payload_bytes", "allocated_bytes", "tail_waste_bytes", "table_entries");
     for (const PagedAllocation& p : answer.paged)
       for (const PagedSequence& s : p.sequences)
-        fmt::print("  block {:>14} {:>6} {:>15} {:>15} {:>16} {:>13}\n", p.block_tokens, s.tokens, s.payload_bytes,
+        fmt::print("  {:>12} {:>8} {:>15} {:>15} {:>16} {:>13}\n", p.block_tokens, s.tokens, s.payload_bytes,
                    s.allocated_bytes, s.tail_waste_bytes, s.table_entries);
   } else {
     fmt::print("# per-sequence rows: in -o FILE (/kv/blocks) and --json\n");

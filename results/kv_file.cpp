@@ -55,10 +55,9 @@ void write_degree(H5File& file, const KvDegreeAnswer& d, std::size_t contexts, s
     write_attribute(g, "reserve_bytes", d.capacity.reserve_bytes);
     write_attribute(g, "fits", std::int64_t{d.capacity.fits ? 1 : 0});
     // A capacity that does not exist is absent, never 0.
-    if (d.capacity.fits) {
-      write_attribute(g, "kv_budget_bytes", d.capacity.kv_budget_bytes);
-      write_attribute(g, "kv_tokens_per_device", d.capacity.kv_tokens_per_device);
-    }
+    if (!d.capacity.fits) return;
+    write_attribute(g, "kv_budget_bytes", d.capacity.kv_budget_bytes);
+    write_attribute(g, "kv_tokens_per_device", d.capacity.kv_tokens_per_device);
   }
   std::vector<std::int64_t> admissible;
   for (const std::vector<std::int64_t>& row : d.admissible_sequences) admissible.insert(admissible.end(), row.begin(), row.end());

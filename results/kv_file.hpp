@@ -11,7 +11,7 @@
 //   /kv/tp/k{K}              attributes k, kv_heads_per_device, kv_replication, kv_bytes_per_token (per device),
 //                            weight_bytes_per_device, fixed_bytes, sequence_bytes, scratch_bytes_per_token,
 //                            reserve_bytes, fits; kv_budget_bytes and kv_tokens_per_device only when fits
-//   /kv/tp/k{K}/admissible_sequences   contexts × block sizes
+//   /kv/tp/k{K}/admissible_sequences   contexts × block sizes, only when fits
 // Written by rank 0 once the whole answer is computed.
 #include <string>
 

@@ -1,6 +1,7 @@
 // The memory estimator against hand arithmetic, the ledger it feeds, and the
 // promise between them: the batch the KV ledger admits is the largest one the
 // pre-allocation check accepts.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -96,19 +97,19 @@ TEST_P(AdmittedBatchPassesTheCheck, AndOneMoreDoesNot) {
   const int context = GetParam();
   const ModelConfig model = config("llama-3.2-1b.json");
   const MemorySetup setup{"cpu", backend_memory_types("cpu"), 2, false};
-  const MemoryBudget budget{3LL << 30, "test budget"};
+  const MemoryBudget budget{6LL << 30, "test budget"};  // above TP-2's 3.4 GiB of f32 weights
   const DeviceMemoryLine line = ledger_line(memory_terms(model, setup));
   const std::int64_t admitted = admissible_sequences(line, device_capacity(line, budget.bytes, 0), context + 1, 1);
   ASSERT_GT(admitted, 0);
   EXPECT_FALSE(check_fits(estimate_rank_memory(model, setup, static_cast<int>(admitted), context), budget));
   const auto refused = check_fits(estimate_rank_memory(model, setup, static_cast<int>(admitted + 1), context), budget);
   ASSERT_TRUE(refused);
-  EXPECT_NE(refused->find("TP-2 b=" + std::to_string(admitted + 1)), std::string::npos) << *refused;
+  EXPECT_NE(refused->find(fmt::format("TP-2 b={}", admitted + 1)), std::string::npos) << *refused;
   EXPECT_NE(refused->find("test budget"), std::string::npos) << *refused;
 }
 
 INSTANTIATE_TEST_SUITE_P(Contexts, AdmittedBatchPassesTheCheck, ::testing::Values(0, 127, 4095),
-                         [](const ::testing::TestParamInfo<int>& test_case) { return "c" + std::to_string(test_case.param); });
+                         [](const ::testing::TestParamInfo<int>& test_case) { return fmt::format("c{}", test_case.param); });
 
 }  // namespace
 }  // namespace tpb
