@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "common/error.hpp"
 #include "tp_decoder/shard_plan.hpp"
 #include "tp_decoder/weights.hpp"
@@ -27,10 +25,10 @@ std::int64_t activation_bytes_per_sequence(const ShardPlan& plan, const MemoryTy
   return 2 * bytes_of(ElementType::i32) + elements * bytes_of(types.activation) + logits * bytes_of(types.logits);
 }
 
-// K and V of every layer for this rank's KV heads.
 // One sequence's logits over the whole vocabulary, copied to the host as f32.
 std::int64_t host_logits_bytes(const ShardPlan& plan) { return std::int64_t{plan.vocab} * plan.tp * 4; }
 
+// K and V of every layer for this rank's KV heads.
 std::int64_t kv_bytes_per_sequence_token(const ModelConfig& config, const ShardPlan& plan, const MemoryTypes& types) {
   return 2LL * config.num_layers * plan.kv_heads * plan.head_dim * bytes_of(types.kv_cache);
 }
