@@ -10,7 +10,6 @@ namespace {
 CollectiveSpec make_all_reduce() {
   CollectiveSpec spec;
   spec.name = "all_reduce";
-  spec.hdf5_group = "/sweep";
   spec.send_count = [](std::size_t bytes, std::size_t element_bytes, int) { return bytes / element_bytes; };
   spec.recv_count = [](std::size_t send_count, int) { return send_count; };
   spec.payload_bytes = [](std::size_t send_count, std::size_t element_bytes, int) { return send_count * element_bytes; };
@@ -30,7 +29,6 @@ CollectiveSpec make_all_reduce() {
 CollectiveSpec make_all_gather() {
   CollectiveSpec spec;
   spec.name = "all_gather";
-  spec.hdf5_group = "/sweep_allgather";
   spec.send_count = [](std::size_t bytes, std::size_t element_bytes, int k) {
     return bytes / (element_bytes * static_cast<std::size_t>(k));
   };

@@ -11,8 +11,7 @@
 namespace tpb {
 
 struct CollectiveSpec {
-  std::string name;        // "all_reduce": table and HDF5 name
-  std::string hdf5_group;  // "/sweep": results land under {hdf5_group}/k{K}
+  std::string name;  // "all_reduce": table and HDF5 operation attribute
 
   // Elements each rank sends for a payload of `bytes` (nccl-tests' size
   // column: all-reduce counts the vector, all-gather the gathered output).
@@ -36,8 +35,8 @@ inline double input_value(int rank, std::size_t index, int modulus) {
   return static_cast<double>((index * 7 + static_cast<std::size_t>(rank) * 3 + 1) % static_cast<std::size_t>(modulus));
 }
 
-const CollectiveSpec& all_reduce_spec();  // sum; busbw factor 2(k-1)/k; HDF5 /sweep
-const CollectiveSpec& all_gather_spec();  // busbw factor (k-1)/k; HDF5 /sweep_allgather
+const CollectiveSpec& all_reduce_spec();  // sum; busbw factor 2(k-1)/k
+const CollectiveSpec& all_gather_spec();  // busbw factor (k-1)/k
 
 // "allreduce" / "all_reduce" or "allgather" / "all_gather"; UsageError otherwise.
 const CollectiveSpec& collective_spec_named(const std::string& name);

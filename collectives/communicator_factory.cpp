@@ -10,24 +10,31 @@
 
 namespace tpb {
 
-void check_backend_name(const std::string& backend) {
-  if (backend == "mpi") return;
-  if (backend == "nccl") {
-#ifdef TPB_HAVE_CUDA
-    return;
+void require_built(CollectiveKind kind, std::string_view flag) {
+#ifndef TPB_HAVE_CUDA
+  if (kind == CollectiveKind::nccl) throw UsageError(fmt::format("{} nccl: this build has no CUDA/NCCL support", flag));
 #else
-    throw UsageError("--backend nccl: this build has no CUDA/NCCL support");
+  (void)kind;
+  (void)flag;
 #endif
-  }
-  throw UsageError(fmt::format("--backend: invalid value '{}' (expected mpi or nccl)", backend));
 }
 
-std::unique_ptr<Communicator> make_communicator(const std::string& backend, MPI_Comm comm) {
-  check_backend_name(backend);
+std::unique_ptr<Communicator> make_communicator(CollectiveKind kind, MPI_Comm comm) {
+  require_built(kind);
+  switch (kind) {
+    case CollectiveKind::mpi: return make_mpi_communicator(comm);
+    case CollectiveKind::nccl:
 #ifdef TPB_HAVE_CUDA
-  if (backend == "nccl") return make_nccl_communicator(comm);
+      return make_nccl_communicator(comm);
+#else
+      break;
 #endif
-  return make_mpi_communicator(comm);
+  }
+  throw UsageError("--collective: unknown communicator");
+}
+
+std::unique_ptr<Communicator> make_communicator(const std::string& name, MPI_Comm comm) {
+  return make_communicator(parse_collective_kind("--collective", name), comm);
 }
 
 std::unique_ptr<Communicator> split_into_tp_groups(Communicator& world, int k) {

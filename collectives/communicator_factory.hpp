@@ -8,15 +8,18 @@
 #include <vector>
 
 #include "collectives/communicator.hpp"
+#include "common/choices.hpp"
 
 namespace tpb {
 
-// "mpi" or "nccl"; collective over `comm`. UsageError for an unknown name, and
-// for "nccl" in a build without CUDA/NCCL. The caller selects each rank's GPU first.
-std::unique_ptr<Communicator> make_communicator(const std::string& backend, MPI_Comm comm);
+// The communicator of `kind`; collective over `comm`. UsageError for nccl in a
+// build without CUDA/NCCL. The caller selects each rank's GPU first.
+std::unique_ptr<Communicator> make_communicator(CollectiveKind kind, MPI_Comm comm);
+// The same by name as --collective spells it; UsageError for an unknown name.
+std::unique_ptr<Communicator> make_communicator(const std::string& name, MPI_Comm comm);
 
-// UsageError naming the value unless `backend` is one make_communicator accepts in this build.
-void check_backend_name(const std::string& backend);
+// UsageError naming `flag` unless this build has the communicator of `kind`.
+void require_built(CollectiveKind kind, std::string_view flag = "--collective");
 
 // Splits `world` into size/k groups of k consecutive ranks (ranks 0..k-1,
 // k..2k-1, ...), so that with ranks placed by node a group stays within a

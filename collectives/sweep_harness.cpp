@@ -11,6 +11,7 @@
 #include "collectives/mpi_check.hpp"
 #include "collectives/mpi_communicator.hpp"
 #include "common/error.hpp"
+#include "common/samples.hpp"
 
 namespace tpb {
 namespace {
@@ -166,31 +167,13 @@ std::vector<std::int64_t> gather_counts(MPI_Comm comm, std::int64_t mine, int ra
 
 }  // namespace
 
-double median_of(std::vector<double> values) {
-  TPB_CHECK(!values.empty(), "median of an empty sample");
-  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-  std::nth_element(values.begin(), middle, values.end());
-  if (values.size() % 2 == 1) return *middle;
-  const double upper = *middle;
-  const double lower = *std::max_element(values.begin(), middle);
-  return 0.5 * (lower + upper);
-}
-
 PointSummary summarize_times(const std::vector<double>& time_us, int ranks, std::size_t bytes, double bus_factor) {
   const auto columns = static_cast<std::size_t>(ranks);
   const std::size_t iters = time_us.size() / columns;
-  std::vector<double> slowest(iters);
-  for (std::size_t i = 0; i < iters; ++i)
-    slowest[i] = *std::max_element(time_us.begin() + static_cast<std::ptrdiff_t>(i * columns),
-                                   time_us.begin() + static_cast<std::ptrdiff_t>((i + 1) * columns));
   std::vector<double> rank_medians(columns);
-  for (std::size_t r = 0; r < columns; ++r) {
-    std::vector<double> own(iters);
-    for (std::size_t i = 0; i < iters; ++i) own[i] = time_us[i * columns + r];
-    rank_medians[r] = median_of(own);
-  }
+  for (std::size_t r = 0; r < columns; ++r) rank_medians[r] = median(select_columns(time_us, columns, r, 1));
   PointSummary summary;
-  summary.time_us = median_of(slowest);
+  summary.time_us = median(slowest_rank_per_iteration(time_us, columns));
   summary.rank_min_us = *std::min_element(rank_medians.begin(), rank_medians.end());
   summary.rank_max_us = *std::max_element(rank_medians.begin(), rank_medians.end());
   summary.rank_avg_us = std::accumulate(rank_medians.begin(), rank_medians.end(), 0.0) / static_cast<double>(columns);

@@ -72,9 +72,6 @@ SweepResult run_collective_sweep(Communicator& group, const CollectiveSpec& spec
 inline SweepResult run_allreduce_sweep(Communicator& group, const SweepOptions& options) {
   return run_collective_sweep(group, all_reduce_spec(), options);
 }
-inline SweepResult run_allgather_sweep(Communicator& group, const SweepOptions& options) {
-  return run_collective_sweep(group, all_gather_spec(), options);
-}
 
 // time_us is [iteration][rank] with `ranks` columns; a point of payload `bytes`.
 PointSummary summarize_times(const std::vector<double>& time_us, int ranks, std::size_t bytes, double bus_factor);
@@ -83,8 +80,5 @@ PointSummary summarize_times(const std::vector<double>& time_us, int ranks, std:
 // <= max when step_bytes > 0.
 std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_bytes, std::size_t step_factor,
                                      std::size_t step_bytes);
-
-// Median of a sample (copied; the input keeps its order).
-double median_of(std::vector<double> values);
 
 }  // namespace tpb

@@ -17,6 +17,7 @@
 #include "collectives/sweep_harness.hpp"
 #include "common/error.hpp"
 #include "common/parse.hpp"
+#include "common/samples.hpp"
 
 namespace tpb {
 namespace {
@@ -69,8 +70,8 @@ int run(int argc, char** argv) {
              "raw min", "harness min", "ratio");
   std::vector<double> ratios_median, ratios_min;
   for (std::size_t s = 0; s < sizes.size(); ++s) {
-    const double raw_median = median_of(raw[s]);
-    const double harness_median = median_of(harness[s]);
+    const double raw_median = median(raw[s]);
+    const double harness_median = median(harness[s]);
     const double raw_min = *std::min_element(raw[s].begin(), raw[s].end());
     const double harness_min = *std::min_element(harness[s].begin(), harness[s].end());
     ratios_median.push_back(harness_median / raw_median);
@@ -80,7 +81,7 @@ int run(int argc, char** argv) {
   }
   const auto report = [](const char* name, const std::vector<double>& ratios) {
     fmt::print("# {}: median ratio {:.3f} (target <= 1.05), max ratio {:.3f} (target <= 1.15)\n", name,
-               median_of(ratios), *std::max_element(ratios.begin(), ratios.end()));
+               median(ratios), *std::max_element(ratios.begin(), ratios.end()));
   };
   report("of medians", ratios_median);
   report("of minima ", ratios_min);

@@ -3,18 +3,11 @@
 #include "collectives/communicator_factory.hpp"
 #include "collectives/mpi_check.hpp"
 #include "collectives/mpi_communicator.hpp"
+#include "collectives/sample_gather.hpp"
+#include "common/samples.hpp"
 
 namespace tpb {
 namespace {
-
-// A group's samples at one size out of the world's [iteration][world rank] block.
-std::vector<double> group_columns(const double* block, int iters, int world_size, int first_rank, int k) {
-  std::vector<double> columns;
-  columns.reserve(static_cast<std::size_t>(iters * k));
-  for (int i = 0; i < iters; ++i)
-    for (int r = first_rank; r < first_rank + k; ++r) columns.push_back(block[i * world_size + r]);
-  return columns;
-}
 
 // This rank's own samples from the group result, [size][iteration].
 std::vector<double> own_samples(const SweepResult& result, int group_rank, bool in_place) {
@@ -25,35 +18,6 @@ std::vector<double> own_samples(const SweepResult& result, int group_rank, bool 
       mine.push_back(samples[static_cast<std::size_t>(i * result.group_size + group_rank)]);
   }
   return mine;
-}
-
-// [rank][size][iteration] on rank 0 -> [size][iteration][rank].
-std::vector<double> gather_to_root(MPI_Comm world, const std::vector<double>& mine, int n_sizes, int iters,
-                                   int world_size, int world_rank) {
-  std::vector<double> by_rank(world_rank == 0 ? mine.size() * static_cast<std::size_t>(world_size) : 0);
-  MPI_CHECK(MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, by_rank.data(),
-                       static_cast<int>(mine.size()), MPI_DOUBLE, 0, world));
-  std::vector<double> by_size(by_rank.size());
-  for (std::size_t r = 0; r < static_cast<std::size_t>(world_size) && world_rank == 0; ++r)
-    for (std::size_t s = 0; s < static_cast<std::size_t>(n_sizes); ++s)
-      for (std::size_t i = 0; i < static_cast<std::size_t>(iters); ++i)
-        by_size[(s * iters + i) * world_size + r] = by_rank[(r * n_sizes + s) * iters + i];
-  return by_size;
-}
-
-std::vector<std::int64_t> gather_wrong(MPI_Comm world, const SweepResult& result, int group_rank, bool in_place,
-                                       int world_size, int world_rank) {
-  std::vector<std::int64_t> mine;
-  for (const SweepPoint& point : result.points)
-    mine.push_back((in_place ? point.wrong_inplace : point.wrong)[static_cast<std::size_t>(group_rank)]);
-  const std::size_t n_sizes = mine.size();
-  std::vector<std::int64_t> by_rank(world_rank == 0 ? n_sizes * static_cast<std::size_t>(world_size) : 0);
-  MPI_CHECK(MPI_Gather(mine.data(), static_cast<int>(n_sizes), MPI_INT64_T, by_rank.data(), static_cast<int>(n_sizes),
-                       MPI_INT64_T, 0, world));
-  std::vector<std::int64_t> by_size(by_rank.size());
-  for (std::size_t r = 0; r < static_cast<std::size_t>(world_size) && world_rank == 0; ++r)
-    for (std::size_t s = 0; s < n_sizes; ++s) by_size[s * world_size + r] = by_rank[r * n_sizes + s];
-  return by_size;
 }
 
 // The slowest group at every size (rank 0), then shared with every rank.
@@ -67,8 +31,9 @@ void pick_slowest_groups(TpSweep& tp, const std::vector<double>& samples, bool i
     for (std::size_t s = 0; s < n_sizes; ++s)
       for (int g = 0; g < tp.n_groups; ++g) {
         const PointSummary candidate = summarize_times(
-            group_columns(samples.data() + s * block, tp.iters, tp.world_size, g * tp.k, tp.k), tp.k, tp.bytes[s],
-            tp.bus_factor);
+            select_columns(std::span(samples).subspan(s * block, block), static_cast<std::size_t>(tp.world_size),
+                           static_cast<std::size_t>(g * tp.k), static_cast<std::size_t>(tp.k)),
+            tp.k, tp.bytes[s], tp.bus_factor);
         if (g == 0 || candidate.time_us > summaries[s].time_us) {
           summaries[s] = candidate;
           slowest[s] = g;
@@ -82,10 +47,16 @@ void pick_slowest_groups(TpSweep& tp, const std::vector<double>& samples, bool i
   (in_place ? tp.slowest_group_inplace : tp.slowest_group) = std::move(slowest);
 }
 
-std::vector<std::int64_t> total_wrong(MPI_Comm world, const SweepResult& result, int group_rank, bool in_place) {
+// This rank's wrong elements, one per size.
+std::vector<std::int64_t> own_wrong(const SweepResult& result, int group_rank, bool in_place) {
   std::vector<std::int64_t> mine;
   for (const SweepPoint& point : result.points)
     mine.push_back((in_place ? point.wrong_inplace : point.wrong)[static_cast<std::size_t>(group_rank)]);
+  return mine;
+}
+
+std::vector<std::int64_t> total_wrong(MPI_Comm world, const SweepResult& result, int group_rank, bool in_place) {
+  const std::vector<std::int64_t> mine = own_wrong(result, group_rank, in_place);
   std::vector<std::int64_t> total(mine.size());
   MPI_CHECK(MPI_Allreduce(mine.data(), total.data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_SUM, world));
   return total;
@@ -107,7 +78,7 @@ TpSweep run_tp_sweep(Communicator& world, int k, const CollectiveSpec& spec, con
 
   TpSweep tp;
   tp.operation = spec.name;
-  tp.hdf5_group = spec.hdf5_group;
+  tp.spec = &spec;
   tp.backend = result.backend;
   tp.type = result.type;
   tp.k = k;
@@ -119,14 +90,12 @@ TpSweep run_tp_sweep(Communicator& world, int k, const CollectiveSpec& spec, con
     tp.bytes.push_back(point.bytes);
     tp.counts.push_back(point.count);
   }
-  const int n_sizes = static_cast<int>(tp.bytes.size());
   const int group_rank = group->rank();
-  tp.time_us = gather_to_root(world_comm, own_samples(result, group_rank, false), n_sizes, tp.iters, tp.world_size,
-                              world_rank);
-  tp.time_inplace_us = gather_to_root(world_comm, own_samples(result, group_rank, true), n_sizes, tp.iters,
-                                      tp.world_size, world_rank);
-  tp.wrong_per_rank = gather_wrong(world_comm, result, group_rank, false, tp.world_size, world_rank);
-  tp.wrong_inplace_per_rank = gather_wrong(world_comm, result, group_rank, true, tp.world_size, world_rank);
+  // [size][iteration] per rank -> [size][iteration][world rank] on world rank 0.
+  tp.time_us = gather_by_iteration(world_comm, own_samples(result, group_rank, false));
+  tp.time_inplace_us = gather_by_iteration(world_comm, own_samples(result, group_rank, true));
+  tp.wrong_per_rank = gather_by_iteration(world_comm, own_wrong(result, group_rank, false));
+  tp.wrong_inplace_per_rank = gather_by_iteration(world_comm, own_wrong(result, group_rank, true));
   tp.wrong = total_wrong(world_comm, result, group_rank, false);
   tp.wrong_inplace = total_wrong(world_comm, result, group_rank, true);
   pick_slowest_groups(tp, tp.time_us, false, world_comm, world_rank);

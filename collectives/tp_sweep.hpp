@@ -15,7 +15,7 @@ namespace tpb {
 
 struct TpSweep {
   std::string operation;   // spec name
-  std::string hdf5_group;  // spec's HDF5 group
+  const CollectiveSpec* spec = nullptr;  // what was swept
   std::string backend;
   DataType type = DataType::f32;
   int k = 1;

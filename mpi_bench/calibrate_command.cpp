@@ -40,13 +40,15 @@ int run_calibrate(const CalibrateOptions& options, const Invocation& invocation)
 }  // namespace
 
 void add_calibrate_command(CLI::App& root, CommandList& commands) {
-  auto options = std::make_shared<CalibrateOptions>();
-  CLI::App* app = root.add_subcommand(
-      "calibrate", "Study stage 1: TP-1 compute (--no-comm), shard replay per k, all-reduce/all-gather sweeps");
-  add_study_flags(app, options->study);
-  app->add_option("-o,--output", options->output, "Results file to create (FILE.h5)")->required();
-  app->add_flag("--overwrite", options->overwrite, "Replace an existing results file");
-  commands.push_back({app, [options](const Invocation& inv) { return run_calibrate(*options, inv); }});
+  add_command<CalibrateOptions>(
+      root, commands, "calibrate",
+      "Study stage 1: TP-1 compute (--no-comm), shard replay per k, all-reduce/all-gather sweeps",
+      [](CLI::App& app, CalibrateOptions& options) {
+        add_study_flags(&app, options.study);
+        app.add_option("-o,--output", options.output, "Results file to create (FILE.h5)")->required();
+        app.add_flag("--overwrite", options.overwrite, "Replace an existing results file");
+      },
+      run_calibrate);
 }
 
 }  // namespace tpb

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <memory>
 #include <vector>
 
 namespace tpb {
@@ -20,5 +21,17 @@ struct Command {
 
 // One function per subcommand adds it to the root parser; see main.cpp.
 using CommandList = std::vector<Command>;
+
+// Adds subcommand `name` to `root`: its Options live as long as the parser,
+// `declare(app, options)` binds them to flags, and `run(options, invocation)`
+// runs the command with them.
+template <typename Options, typename Declare, typename Run>
+void add_command(CLI::App& root, CommandList& commands, const char* name, const char* description, Declare declare,
+                 Run run) {
+  auto options = std::make_shared<Options>();
+  CLI::App* app = root.add_subcommand(name, description);
+  declare(*app, *options);
+  commands.push_back({app, [options, run](const Invocation& invocation) { return run(*options, invocation); }});
+}
 
 }  // namespace tpb

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "collectives/mpi_check.hpp"
+#include "collectives/sample_gather.hpp"
 #include "common/error.hpp"
 #include "common/parse.hpp"
 #include "mpi_bench/collective_validation.hpp"
@@ -30,21 +31,6 @@ struct D2dCommandOptions {
   std::string output;        // -o FILE.h5
   bool overwrite = false;
 };
-
-#if defined(TPB_CUDA_BACKEND)
-// /d2d/copy_GBps (iters x ranks); rank 0 writes, every rank calls (gathers).
-std::vector<double> gather_by_iteration(const std::vector<double>& mine, int rank, int size) {
-  const int iters = static_cast<int>(mine.size());
-  std::vector<double> by_rank(rank == 0 ? mine.size() * static_cast<std::size_t>(size) : 0);
-  MPI_CHECK(MPI_Gather(mine.data(), iters, MPI_DOUBLE, by_rank.data(), iters, MPI_DOUBLE, 0, MPI_COMM_WORLD));
-  if (rank != 0) return {};
-  std::vector<double> matrix(by_rank.size());
-  for (int r = 0; r < size; ++r)
-    for (int i = 0; i < iters; ++i)
-      matrix[static_cast<std::size_t>(i * size + r)] = by_rank[static_cast<std::size_t>(r * iters + i)];
-  return matrix;
-}
-#endif
 
 int run_d2d(const D2dCommandOptions& o, const Invocation& invocation) {
 #if !defined(TPB_CUDA_BACKEND)
@@ -71,16 +57,17 @@ int run_d2d(const D2dCommandOptions& o, const Invocation& invocation) {
   });
   MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));  // every GPU copies at once, as the ranks of a step run at once
   const std::vector<double> mine = measure_d2d_copy_GBps(options);
-  const std::vector<double> matrix = gather_by_iteration(mine, ranks.rank, ranks.size);
+  // /d2d/copy_GBps (iters x ranks); rank 0 writes, every rank gathers.
+  const std::vector<double> matrix = gather_by_iteration(MPI_COMM_WORLD, mine);
 
   const double my_median = median(mine);
   std::vector<double> medians(static_cast<std::size_t>(ranks.size));
   MPI_CHECK(MPI_Gather(&my_median, 1, MPI_DOUBLE, medians.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
   if (!ranks.is_root()) return 0;
   if (results) {
-    results->h5().write_dataset("/d2d/copy_GBps", matrix,
+    results->h5().write_dataset(kD2dCopyGBps, matrix,
                                 {static_cast<std::uint64_t>(mine.size()), static_cast<std::uint64_t>(ranks.size)});
-    H5Handle group = results->h5().group("/d2d");
+    H5Handle group = results->h5().group(kD2dGroup);
     write_attribute(group.id(), "bytes", static_cast<std::int64_t>(options.bytes));
     write_attribute(group.id(), "method",
                     std::string("cudaMemcpyAsync device to device timed by CUDA events, "
@@ -106,14 +93,16 @@ int run_d2d(const D2dCommandOptions& o, const Invocation& invocation) {
 }  // namespace
 
 void add_d2d_command(CLI::App& root, CommandList& commands) {
-  auto options = std::make_shared<D2dCommandOptions>();
-  CLI::App* app = root.add_subcommand("d2d", "Device-to-device copy bandwidth per GPU (the GPU step's memory bound)");
-  app->add_option("--bytes", options->bytes, "Bytes per copy (K/M/G suffixes)")->capture_default_str();
-  app->add_option("-w,--warmup", options->warmup, "Untimed copies")->capture_default_str();
-  app->add_option("-n,--iters", options->iters, "Timed copies")->capture_default_str();
-  app->add_option("-o,--output", options->output, "Results file (HDF5): /d2d/copy_GBps");
-  app->add_flag("--overwrite", options->overwrite, "Replace an existing results file");
-  commands.push_back({app, [options](const Invocation& inv) { return run_d2d(*options, inv); }});
+  add_command<D2dCommandOptions>(
+      root, commands, "d2d", "Device-to-device copy bandwidth per GPU (the GPU step's memory bound)",
+      [](CLI::App& app, D2dCommandOptions& options) {
+        app.add_option("--bytes", options.bytes, "Bytes per copy (K/M/G suffixes)")->capture_default_str();
+        app.add_option("-w,--warmup", options.warmup, "Untimed copies")->capture_default_str();
+        app.add_option("-n,--iters", options.iters, "Timed copies")->capture_default_str();
+        app.add_option("-o,--output", options.output, "Results file (HDF5): /d2d/copy_GBps");
+        app.add_flag("--overwrite", options.overwrite, "Replace an existing results file");
+      },
+      run_d2d);
 }
 
 }  // namespace tpb

@@ -51,12 +51,14 @@ int run_info(const InfoOptions& options, const Invocation& invocation) {
 }  // namespace
 
 void add_info_command(CLI::App& root, CommandList& commands) {
-  auto options = std::make_shared<InfoOptions>();
-  CLI::App* app = root.add_subcommand("info", "Show the rank -> node -> device map and library versions");
-  app->add_option("-o,--output", options->output, "Write a results file holding only /meta");
-  app->add_flag("--overwrite", options->overwrite, "Replace an existing results file");
-  app->add_flag("--gpu", options->gpu, "Bind each rank to a GPU (local rank mod visible GPUs)");
-  commands.push_back({app, [options](const Invocation& inv) { return run_info(*options, inv); }});
+  add_command<InfoOptions>(
+      root, commands, "info", "Show the rank -> node -> device map and library versions",
+      [](CLI::App& app, InfoOptions& options) {
+        app.add_option("-o,--output", options.output, "Write a results file holding only /meta");
+        app.add_flag("--overwrite", options.overwrite, "Replace an existing results file");
+        app.add_flag("--gpu", options.gpu, "Bind each rank to a GPU (local rank mod visible GPUs)");
+      },
+      run_info);
 }
 
 }  // namespace tpb

@@ -14,7 +14,7 @@ struct MeasureOptions {
   std::string file;  // FILE.h5, calibrated and registered
 };
 
-int run_measure(const MeasureOptions& options) {
+int run_measure(const MeasureOptions& options, const Invocation&) {
   RankContext ranks;
   validate_collectively(MPI_COMM_WORLD, [&] { ranks = bootstrap_ranks(MPI_COMM_WORLD, false); });
   const StudyDeclaration declaration = broadcast_declaration(ranks, options.file);
@@ -34,11 +34,13 @@ int run_measure(const MeasureOptions& options) {
 }  // namespace
 
 void add_measure_command(CLI::App& root, CommandList& commands) {
-  auto options = std::make_shared<MeasureOptions>();
-  CLI::App* app = root.add_subcommand(
-      "measure", "Study stage 3: TP-k steps for every k and the same-node control (needs a registration)");
-  app->add_option("FILE", options->file, "Calibrated and registered results file")->required();
-  commands.push_back({app, [options](const Invocation&) { return run_measure(*options); }});
+  add_command<MeasureOptions>(
+      root, commands, "measure",
+      "Study stage 3: TP-k steps for every k and the same-node control (needs a registration)",
+      [](CLI::App& app, MeasureOptions& options) {
+        app.add_option("FILE", options.file, "Calibrated and registered results file")->required();
+      },
+      run_measure);
 }
 
 }  // namespace tpb

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "collectives/mpi_check.hpp"
+#include "collectives/sample_gather.hpp"
 #include "common/error.hpp"
 #include "common/parse.hpp"
 #include "mpi_bench/collective_validation.hpp"
@@ -55,15 +56,10 @@ void write_membw(MPI_Comm comm, H5File* file, const MembwResult& mine) {
   MPI_CHECK(MPI_Comm_rank(comm, &rank));
   MPI_CHECK(MPI_Comm_size(comm, &size));
   const int iters = static_cast<int>(mine.read_GBps.size());
-  std::vector<double> by_rank(rank == 0 ? static_cast<std::size_t>(iters) * static_cast<std::size_t>(size) : 0);
-  MPI_CHECK(MPI_Gather(mine.read_GBps.data(), iters, MPI_DOUBLE, by_rank.data(), iters, MPI_DOUBLE, 0, comm));
+  const std::vector<double> matrix = gather_by_iteration(comm, mine.read_GBps);
   if (rank != 0 || file == nullptr) return;
-  std::vector<double> matrix(by_rank.size());
-  for (int r = 0; r < size; ++r)
-    for (int i = 0; i < iters; ++i)
-      matrix[static_cast<std::size_t>(i * size + r)] = by_rank[static_cast<std::size_t>(r * iters + i)];
-  file->write_dataset("/membw/read_GBps", matrix, {static_cast<std::uint64_t>(iters), static_cast<std::uint64_t>(size)});
-  H5Handle group = file->group("/membw");
+  file->write_dataset(kMembwReadGBps, matrix, {static_cast<std::uint64_t>(iters), static_cast<std::uint64_t>(size)});
+  H5Handle group = file->group(kMembwGroup);
   write_attribute(group.id(), "bytes", static_cast<std::int64_t>(mine.bytes));
   write_attribute(group.id(), "threads", std::int64_t{mine.threads});
   write_attribute(group.id(), "method", std::string("sum of a double array, OpenMP parallel for simd reduction, "
@@ -123,14 +119,16 @@ int run_membw(const MembwCommandOptions& o, const Invocation& invocation) {
 }  // namespace
 
 void add_membw_command(CLI::App& root, CommandList& commands) {
-  auto options = std::make_shared<MembwCommandOptions>();
-  CLI::App* app = root.add_subcommand("membw", "Memory read bandwidth per rank (STREAM-like read, OpenMP SIMD sum)");
-  app->add_option("--bytes", options->bytes, "Array size per rank (K/M/G suffixes)")->capture_default_str();
-  app->add_option("-w,--warmup", options->warmup, "Untimed passes")->capture_default_str();
-  app->add_option("-n,--iters", options->iters, "Timed passes")->capture_default_str();
-  app->add_option("-o,--output", options->output, "Results file (HDF5): /membw/read_GBps");
-  app->add_flag("--overwrite", options->overwrite, "Replace an existing results file");
-  commands.push_back({app, [options](const Invocation& inv) { return run_membw(*options, inv); }});
+  add_command<MembwCommandOptions>(
+      root, commands, "membw", "Memory read bandwidth per rank (STREAM-like read, OpenMP SIMD sum)",
+      [](CLI::App& app, MembwCommandOptions& options) {
+        app.add_option("--bytes", options.bytes, "Array size per rank (K/M/G suffixes)")->capture_default_str();
+        app.add_option("-w,--warmup", options.warmup, "Untimed passes")->capture_default_str();
+        app.add_option("-n,--iters", options.iters, "Timed passes")->capture_default_str();
+        app.add_option("-o,--output", options.output, "Results file (HDF5): /membw/read_GBps");
+        app.add_flag("--overwrite", options.overwrite, "Replace an existing results file");
+      },
+      run_membw);
 }
 
 }  // namespace tpb

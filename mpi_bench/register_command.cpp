@@ -14,11 +14,11 @@ namespace {
 
 struct RegisterOptions {
   std::string file;                // FILE.h5 from calibrate
-  std::string kill_switch = "15";  // --kill-switch PCT
+  std::string kill_switch = default_kill_switch_text();  // --kill-switch PCT
   std::string predictions_dir;     // -d DIR; empty: next to FILE.h5
 };
 
-int run_register(const RegisterOptions& options) {
+int run_register(const RegisterOptions& options, const Invocation&) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   PreregRecord record;
@@ -40,14 +40,17 @@ int run_register(const RegisterOptions& options) {
 }  // namespace
 
 void add_register_command(CLI::App& root, CommandList& commands) {
-  auto options = std::make_shared<RegisterOptions>();
-  CLI::App* app = root.add_subcommand(
-      "register", "Study stage 2: write predictions.json from calibration data, sealed with SHA-256, into /prereg");
-  app->add_option("FILE", options->file, "Calibrated results file")->required();
-  app->add_option("--kill-switch", options->kill_switch, "MAPE threshold in percent for every form (default 15)");
-  app->add_option("-d,--predictions-dir", options->predictions_dir,
-                  "Where predictions.json goes (default: next to FILE)");
-  commands.push_back({app, [options](const Invocation&) { return run_register(*options); }});
+  add_command<RegisterOptions>(
+      root, commands, "register",
+      "Study stage 2: write predictions.json from calibration data, sealed with SHA-256, into /prereg",
+      [](CLI::App& app, RegisterOptions& options) {
+        app.add_option("FILE", options.file, "Calibrated results file")->required();
+        app.add_option("--kill-switch", options.kill_switch, "MAPE threshold in percent for every form")
+            ->capture_default_str();
+        app.add_option("-d,--predictions-dir", options.predictions_dir,
+                       "Where predictions.json goes (default: next to FILE)");
+      },
+      run_register);
 }
 
 }  // namespace tpb

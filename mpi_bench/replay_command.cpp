@@ -37,9 +37,10 @@ int run_replay(const ReplayCommandOptions& o, const Invocation& invocation) {
     plan = parse_step_cli(o.common);
     plan.options.graph = o.graph;
     plan.options.profile = o.profile;
-    if (o.graph && plan.backend != "cuda")
-      throw UsageError(fmt::format("--graph: needs --backend cuda (the {} backend has no step graphs)", plan.backend));
-    ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.backend == "cuda");
+    if (o.graph && plan.backend != BackendKind::cuda)
+      throw UsageError(fmt::format("--graph: needs --backend cuda (the {} backend has no step graphs)",
+                                   to_string(plan.backend)));
+    ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.backend == BackendKind::cuda);
   });
   const RunMeta meta = collect_run_meta(ranks, invocation.argc, invocation.argv);
   std::unique_ptr<ResultsFile> results;
@@ -53,20 +54,22 @@ int run_replay(const ReplayCommandOptions& o, const Invocation& invocation) {
   if (ranks.is_root()) {
     if (results) write_model_config(results->h5(), plan.config);
     fmt::print("# tpbench {} replay: {} ({} layers of {}), backend {}, one rank, no collectives\n", TPB_TOOL_VERSION,
-               plan.config.name, plan.config.num_layers, plan.config.num_layers_in_file, plan.backend);
+               plan.config.name, plan.config.num_layers, plan.config.num_layers_in_file, to_string(plan.backend));
     fmt::print("# device: {}\n", backend->device_description());
     fmt::print("# {:>3} {:>5} {:>7} {:>12} {:>11} {:>16}\n", "k", "batch", "context", "t_step_us", "t_host_us",
                "weight_bytes");
     WeightCache weights;  // one shard's weights serve every (b, c) point of its k
-    for (int k : plan.tp)
-      for (int batch : plan.batch)
-        for (int context : plan.context) {
-          const StepRunInfo info{plan.backend, StepPoint{k, batch, context}, plan.options, true};
+    for (int k : plan.grid.tp)
+      for (int batch : plan.grid.batch)
+        for (int context : plan.grid.context) {
+          const StepRunInfo info{std::string(to_string(plan.backend)), StepPoint{k, batch, context}, plan.options,
+                                 true};
           report_progress("replay", fmt::format("k={} b={} c={}", k, batch, context));
           const StepTerms terms = run_step_point(*backend, nullptr, plan.config, info.point, plan.options, &weights);
           const StepPointRecord record = single_rank_record(terms);
           if (results) {
-            write_step_point(results->h5(), info, plan.config, record);
+            write_step_point(results->h5(), step_point_path(info), record,
+                             step_point_attributes(info, plan.config, terms));
             results->flush();
           }
           fmt::print("  {:>3} {:>5} {:>7} {:>12.1f} {:>11.1f} {:>16}\n", k, batch, context, median(record.t_step_us),
@@ -94,13 +97,16 @@ int run_replay(const ReplayCommandOptions& o, const Invocation& invocation) {
 }  // namespace
 
 void add_replay_command(CLI::App& root, CommandList& commands) {
-  auto o = std::make_shared<ReplayCommandOptions>();
-  CLI::App* app = root.add_subcommand(
-      "replay", "On one rank, the shard shapes one rank of TP-k computes, without collectives (compute term of TP-k)");
-  add_step_cli_options(*app, o->common);
-  app->add_flag("--graph", o->graph, "Capture the step once as a CUDA graph and replay it (cuda backend)");
-  app->add_flag("--profile", o->profile, "Time every operation with events on the cuda backend (perturbs the step)");
-  commands.push_back({app, [o](const Invocation& inv) { return run_replay(*o, inv); }});
+  add_command<ReplayCommandOptions>(
+      root, commands, "replay",
+      "On one rank, the shard shapes one rank of TP-k computes, without collectives (compute term of TP-k)",
+      [](CLI::App& app, ReplayCommandOptions& o) {
+        add_step_cli_options(app, o.common);
+        app.add_flag("--graph", o.graph, "Capture the step once as a CUDA graph and replay it (cuda backend)");
+        app.add_flag("--profile", o.profile,
+                     "Time every operation with events on the cuda backend (perturbs the step)");
+      },
+      run_replay);
 }
 
 }  // namespace tpb

@@ -17,7 +17,7 @@ namespace {
 
 struct RunOptions {
   StudyFlags study;
-  std::string kill_switch = "15";
+  std::string kill_switch = default_kill_switch_text();
   std::string out_dir;  // -o DIR: study.h5, predictions.json(.sha256), report.md, fig_*.png
   bool overwrite = false;
 };
@@ -58,15 +58,18 @@ int run_study(const RunOptions& options, const Invocation& invocation) {
 }  // namespace
 
 void add_run_command(CLI::App& root, CommandList& commands) {
-  auto options = std::make_shared<RunOptions>();
-  CLI::App* app = root.add_subcommand(
-      "run", "The whole study in one launch: calibrate, register, measure, verdict, report (into -o DIR)");
-  add_study_flags(app, options->study);
-  app->add_option("--kill-switch", options->kill_switch, "MAPE threshold in percent for every form (default 15)");
-  app->add_option("-o,--output", options->out_dir, "Directory for study.h5, predictions.json, report.md")
-      ->required();
-  app->add_flag("--overwrite", options->overwrite, "Replace an existing study.h5 in DIR");
-  commands.push_back({app, [options](const Invocation& inv) { return run_study(*options, inv); }});
+  add_command<RunOptions>(
+      root, commands, "run",
+      "The whole study in one launch: calibrate, register, measure, verdict, report (into -o DIR)",
+      [](CLI::App& app, RunOptions& options) {
+        add_study_flags(&app, options.study);
+        app.add_option("--kill-switch", options.kill_switch, "MAPE threshold in percent for every form")
+            ->capture_default_str();
+        app.add_option("-o,--output", options.out_dir, "Directory for study.h5, predictions.json, report.md")
+            ->required();
+        app.add_flag("--overwrite", options.overwrite, "Replace an existing study.h5 in DIR");
+      },
+      run_study);
 }
 
 }  // namespace tpb

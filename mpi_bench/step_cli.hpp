@@ -1,11 +1,13 @@
 #pragma once
-// The options `mpi_bench step` and `mpi_bench replay` share: the model, the
-// (k, b, c) grid, the backend, the layer override, iterations and the output.
+// What `mpi_bench step` and `mpi_bench replay` share beyond the grid and
+// timing options (grid_options.hpp): the output file, and the checks of the
+// grid against the model.
 #include <CLI/CLI.hpp>
 
 #include <string>
 #include <vector>
 
+#include "mpi_bench/grid_options.hpp"
 #include "tp_decoder/model_config.hpp"
 #include "tp_decoder/step_runner.hpp"
 
@@ -13,24 +15,13 @@ namespace tpb {
 
 // As typed; parsed and checked on every rank before anything runs.
 struct StepCliOptions {
-  std::string model;           // --model CONFIG (Hugging Face config.json)
-  std::string tp = "1";        // --tp LIST
-  std::string batch = "1";     // --batch LIST
-  std::string context = "128"; // --context LIST
-  std::string backend;         // --backend cpu|cuda; empty: cuda when a GPU is visible, else cpu
-  std::string layers;          // --layers N; empty: as in the config
-  std::string warmup = "3";    // -w
-  std::string iters = "20";    // -n
-  std::string output;          // -o FILE.h5; empty: print only
+  GridOptions grid;    // --model, --tp, --batch, --context, --backend, --collective, --layers, -w, -n
+  std::string output;  // -o FILE.h5; empty: print only
   bool overwrite = false;
 };
 
-struct StepCliPlan {
-  ModelConfig config;  // with --layers applied
-  std::vector<int> tp;
-  std::vector<int> batch;
-  std::vector<int> context;
-  std::string backend;
+struct StepCliPlan : GridChoice {
+  ModelConfig config;   // with --layers applied
   StepOptions options;  // warmup and iters set; the rest is the command's
 };
 

@@ -26,7 +26,7 @@ namespace tpb {
 namespace {
 
 struct StepCommandOptions {
-  StepCliOptions common;  // --model, --tp, --batch, --context, --backend, --layers, -w, -n, -o
+  StepCliOptions common;  // the grid and timing options, -o
   bool graph = false;
   bool no_comm = false;
   bool profile = false;
@@ -35,8 +35,7 @@ struct StepCommandOptions {
   bool membw = false;
 };
 
-void print_point(const StepRunInfo& info, const StepPointRecord& record, double membw_GBps) {
-  const StepTerms& t = record.root_terms;
+void print_point(const StepRunInfo& info, const StepPointRecord& record, const StepTerms& t, double membw_GBps) {
   const double t_step = median(record.t_step_us);
   const auto median_or_dash = [](const std::vector<double>& values) {
     return values.empty() ? std::string("-") : fmt::format("{:.1f}", median(values));
@@ -61,7 +60,7 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
   StepOptions options;
   validate_collectively(MPI_COMM_WORLD, [&] {
     plan = parse_step_cli(o.common);
-    for (int k : plan.tp) {
+    for (int k : plan.grid.tp) {
       if (world_size % k != 0)
         throw UsageError(fmt::format("--tp: {} does not divide the {} ranks of this launch (valid: {})", k, world_size,
                                      fmt::join(tp_degrees_for(world_size), ",")));
@@ -72,11 +71,12 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
     options.profile = o.profile;
     options.check = o.check;
     options.timers = !o.no_timers;
-    if (o.graph && plan.backend != "cuda")
-      throw UsageError(fmt::format("--graph: needs --backend cuda (the {} backend has no step graphs)", plan.backend));
+    if (o.graph && plan.backend != BackendKind::cuda)
+      throw UsageError(fmt::format("--graph: needs --backend cuda (the {} backend has no step graphs)",
+                                   to_string(plan.backend)));
     if (o.check && o.no_comm)
       throw UsageError("--check: cannot compare with TP-1 under --no-comm (its numerics are wrong by design)");
-    ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.backend == "cuda");
+    ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.backend == BackendKind::cuda);
   });
   const RunMeta meta = collect_run_meta(ranks, invocation.argc, invocation.argv);
   std::unique_ptr<ResultsFile> results;
@@ -98,11 +98,11 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
     membw_GBps = median(bandwidth.read_GBps);
   }
 
-  const std::unique_ptr<Communicator> world =
-      make_communicator(plan.backend == "cuda" ? "nccl" : "mpi", MPI_COMM_WORLD);
+  const std::unique_ptr<Communicator> world = make_communicator(plan.collective, MPI_COMM_WORLD);
   if (ranks.is_root()) {
-    fmt::print("# tpbench {} step: {} ({} layers of {}), backend {}, {} ranks\n", TPB_TOOL_VERSION, plan.config.name,
-               plan.config.num_layers, plan.config.num_layers_in_file, plan.backend, ranks.size);
+    fmt::print("# tpbench {} step: {} ({} layers of {}), backend {}, collective {}, {} ranks\n", TPB_TOOL_VERSION,
+               plan.config.name, plan.config.num_layers, plan.config.num_layers_in_file, to_string(plan.backend),
+               to_string(plan.collective), ranks.size);
     fmt::print("# device: {}\n", backend->device_description());
     fmt::print("# warmup {} iters {}{}{}{}; times are medians over iterations in us; t_step: slowest rank of a group\n",
                options.warmup, options.iters, options.no_comm ? ", --no-comm (collectives skipped)" : "",
@@ -113,11 +113,11 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
   }
 
   WeightCache weights;  // one shard's weights serve every (b, c) point of its k
-  for (int k : plan.tp) {
+  for (int k : plan.grid.tp) {
     const std::unique_ptr<Communicator> group = split_into_tp_groups(*world, k);
-    for (int batch : plan.batch)
-      for (int context : plan.context) {
-        const StepRunInfo info{plan.backend, StepPoint{k, batch, context}, options, false};
+    for (int batch : plan.grid.batch)
+      for (int context : plan.grid.context) {
+        const StepRunInfo info{std::string(to_string(plan.backend)), StepPoint{k, batch, context}, options, false};
         report_progress("step", fmt::format("k={} b={} c={}", k, batch, context));
         const StepTerms terms = run_step_point(*backend, group.get(), plan.config, info.point, options, &weights);
         if (!terms.check.failure.empty())
@@ -127,12 +127,13 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
         const StepPointRecord record = gather_step_point(MPI_COMM_WORLD, k, terms);
         if (!ranks.is_root()) continue;
         if (results) {
-          write_step_point(results->h5(), info, plan.config, record);
+          write_step_point(results->h5(), step_point_path(info), record,
+                           step_point_attributes(info, plan.config, terms));
           if (membw_GBps > 0)
             write_attribute(results->h5().group(step_point_path(info)).id(), "membw_read_GBps", membw_GBps);
           results->flush();  // a killed job keeps every finished point
         }
-        print_point(info, record, membw_GBps);
+        print_point(info, record, terms, membw_GBps);
       }
   }
   if (ranks.is_root() && results) {
@@ -145,17 +146,21 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
 }  // namespace
 
 void add_step_command(CLI::App& root, CommandList& commands) {
-  auto o = std::make_shared<StepCommandOptions>();
-  CLI::App* app = root.add_subcommand(
-      "step", "The TP-k decode step for every (k, batch, context), timed per term and per rank, to HDF5");
-  add_step_cli_options(*app, o->common);
-  app->add_flag("--graph", o->graph, "Capture the step once as a CUDA graph and replay it (cuda backend)");
-  app->add_flag("--no-comm", o->no_comm, "Skip the collectives: the compute term alone (numerics wrong for k > 1)");
-  app->add_flag("--profile", o->profile, "Time every operation with events on the cuda backend (perturbs the step)");
-  app->add_flag("--check", o->check, "Before timing: TP-k logits and tokens against TP-1, NaN/Inf per layer");
-  app->add_flag("--no-timers", o->no_timers, "Turn the cpu backend's per-operation timers off (to measure their cost)");
-  app->add_flag("--membw", o->membw, "Also measure memory read bandwidth first and report weight_GBps against it");
-  commands.push_back({app, [o](const Invocation& inv) { return run_step(*o, inv); }});
+  add_command<StepCommandOptions>(
+      root, commands, "step",
+      "The TP-k decode step for every (k, batch, context), timed per term and per rank, to HDF5",
+      [](CLI::App& app, StepCommandOptions& o) {
+        add_step_cli_options(app, o.common);
+        app.add_flag("--graph", o.graph, "Capture the step once as a CUDA graph and replay it (cuda backend)");
+        app.add_flag("--no-comm", o.no_comm, "Skip the collectives: the compute term alone (numerics wrong for k > 1)");
+        app.add_flag("--profile", o.profile,
+                     "Time every operation with events on the cuda backend (perturbs the step)");
+        app.add_flag("--check", o.check, "Before timing: TP-k logits and tokens against TP-1, NaN/Inf per layer");
+        app.add_flag("--no-timers", o.no_timers,
+                     "Turn the cpu backend's per-operation timers off (to measure their cost)");
+        app.add_flag("--membw", o.membw, "Also measure memory read bandwidth first and report weight_GBps against it");
+      },
+      run_step);
 }
 
 }  // namespace tpb

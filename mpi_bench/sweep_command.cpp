@@ -41,7 +41,8 @@ struct SweepCommandOptions {
   std::string datatype = "float";    // -d
   std::string graph_calls = "0";     // -G
   std::string blocking = "0";        // -z
-  std::string backend;               // empty: nccl with a GPU, else mpi
+  std::string collective;            // --collective; empty: nccl with a GPU, else mpi
+  std::string backend;               // --backend: the former spelling of --collective (hidden)
   std::string tp;                    // empty: every k dividing the world size
   std::string operations = "allreduce";
   std::string output;                // -o FILE.h5
@@ -53,7 +54,7 @@ struct SweepCommandOptions {
 // The options after parsing.
 struct SweepPlan {
   SweepOptions sweep;
-  std::string backend;
+  CollectiveKind collective = CollectiveKind::mpi;
   std::vector<int> tp_degrees;
   std::vector<const CollectiveSpec*> specs;
   std::size_t min_bytes = 0, max_bytes = 0, step_factor = 0, step_bytes = 0;
@@ -68,11 +69,6 @@ constexpr std::size_t kMmapThresholdMax = std::size_t{32} << 20;
 // Measured to lift it: no mmap at all, and no trimming of the heap top (the
 // default 128 KiB trim threshold would hand the pages back on every free).
 constexpr const char* kLiftMmapCliff = "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967296";
-
-std::string default_backend() {
-  const CudaInfo cuda = query_cuda_info();
-  return cuda.compiled_in && cuda.device_count > 0 ? "nccl" : "mpi";
-}
 
 int to_int(long long value) { return static_cast<int>(value); }
 
@@ -113,13 +109,17 @@ SweepPlan parse_plan(const SweepCommandOptions& o, int world_size) {
   plan.sweep.blocking = o.blocking == "1";
   plan.sweep.type = parse_datatype(o.datatype);
 
-  plan.backend = o.backend.empty() ? default_backend() : o.backend;
-  check_backend_name(plan.backend);
-  if (plan.backend == "mpi" && plan.sweep.type != DataType::f32)
-    throw UsageError(fmt::format("-d/--datatype: '{}' needs --backend nccl (the MPI backend sums float only)",
-                                 o.datatype));
-  if (plan.backend == "mpi" && plan.sweep.graph_calls > 0)
-    throw UsageError(fmt::format("-G/--cudagraph: {} needs --backend nccl (CUDA graphs)", o.graph_calls));
+  // Messages name the flag the user typed.
+  const std::string_view flag = o.backend.empty() ? "--collective" : "--backend";
+  const std::string& named = o.backend.empty() ? o.collective : o.backend;
+  plan.collective =
+      named.empty() ? default_collective_kind(default_backend_kind()) : parse_collective_kind(flag, named);
+  require_built(plan.collective, flag);
+  if (plan.collective == CollectiveKind::mpi && plan.sweep.type != DataType::f32)
+    throw UsageError(fmt::format("-d/--datatype: '{}' needs {} nccl (the MPI communicator sums float only)",
+                                 o.datatype, flag));
+  if (plan.collective == CollectiveKind::mpi && plan.sweep.graph_calls > 0)
+    throw UsageError(fmt::format("-G/--cudagraph: {} needs {} nccl (CUDA graphs)", o.graph_calls, flag));
 
   plan.tp_degrees = o.tp.empty() ? tp_degrees_for(world_size) : parse_int_list("--tp", o.tp, 1);
   for (int k : plan.tp_degrees) {
@@ -193,7 +193,8 @@ std::string glibc_tunables() {
 }
 
 void print_header(const SweepPlan& plan, const RankContext& ranks) {
-  fmt::print("# tpbench {} sweep: {} ranks, backend {}, TP degrees {}\n", TPB_TOOL_VERSION, ranks.size, plan.backend,
+  fmt::print("# tpbench {} sweep: {} ranks, collective {}, TP degrees {}\n", TPB_TOOL_VERSION, ranks.size,
+             to_string(plan.collective),
              fmt::join(plan.tp_degrees, ","));
   fmt::print("#  minBytes {} maxBytes {} step: {} warmup iters: {} iters: {} check iters: {} datatype: {} "
              "cudagraph: {} blocking: {}\n",
@@ -231,7 +232,7 @@ int run_sweep(const SweepCommandOptions& options, const Invocation& invocation) 
   RankContext ranks;
   validate_collectively(MPI_COMM_WORLD, [&] {
     plan = parse_plan(options, world_size);
-    ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.backend == "nccl");
+    ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.collective == CollectiveKind::nccl);
   });
   const RunMeta meta = collect_run_meta(ranks, invocation.argc, invocation.argv);
   std::unique_ptr<ResultsFile> results;
@@ -244,7 +245,7 @@ int run_sweep(const SweepCommandOptions& options, const Invocation& invocation) 
         throw UsageError(fmt::format("--csv/--json: cannot write '{}'", path));
   });
 
-  const std::unique_ptr<Communicator> world = make_communicator(plan.backend, MPI_COMM_WORLD);
+  const std::unique_ptr<Communicator> world = make_communicator(plan.collective, MPI_COMM_WORLD);
   ProgressDisplay progress(ranks.is_root());
   plan.sweep.on_point = [&](const SweepProgress& p) {
     report_progress("sweep", fmt::format("{} k={} bytes={}", *p.operation, p.group_size, p.bytes));  // -T watchdog
@@ -266,7 +267,7 @@ int run_sweep(const SweepCommandOptions& options, const Invocation& invocation) 
       parameters.check_iters = plan.sweep.check_iters;
       parameters.graph_calls = plan.sweep.graph_calls;
       parameters.blocking = plan.sweep.blocking;
-      parameters.bandwidth_cliff_bytes = plan.backend == "mpi" ? find_bandwidth_cliff(tp) : 0;
+      parameters.bandwidth_cliff_bytes = plan.collective == CollectiveKind::mpi ? find_bandwidth_cliff(tp) : 0;
       parameters.glibc_tunables = glibc_tunables();
       const std::vector<SweepRow> group_rows = sweep_rows(tp);
       fmt::print("# {} k={}: {} group(s) of {} rank(s), the slowest group reported\n{}", tp.operation, k,
@@ -300,30 +301,34 @@ int run_sweep(const SweepCommandOptions& options, const Invocation& invocation) 
 }  // namespace
 
 void add_sweep_command(CLI::App& root, CommandList& commands) {
-  auto o = std::make_shared<SweepCommandOptions>();
-  CLI::App* app = root.add_subcommand(
-      "sweep", "Collective sweeps (nccl-tests flags and columns) for every TP degree, fitted, to HDF5");
-  app->add_option("-b,--minbytes", o->min_bytes, "Smallest payload, K/M/G suffixes (1024-based)")->capture_default_str();
-  app->add_option("-e,--maxbytes", o->max_bytes, "Largest payload")->capture_default_str();
-  app->add_option("-f,--stepfactor", o->step_factor, "Multiply the size by this factor")->capture_default_str();
-  app->add_option("-i,--stepbytes", o->step_bytes, "Add this many bytes per step (instead of -f)");
-  app->add_option("-w,--warmup_iters", o->warmup_iters, "Untimed calls at each end of the range")
-      ->capture_default_str();
-  app->add_option("-n,--iters", o->iters, "Timed samples per size, each kept")->capture_default_str();
-  app->add_option("-c,--check", o->check_iters, "Verified calls per size (outside the timed loop)")
-      ->capture_default_str();
-  app->add_option("-d,--datatype", o->datatype, "float, bf16 or half (bf16/half: NCCL only)")->capture_default_str();
-  app->add_option("-G,--cudagraph", o->graph_calls, "Capture N calls in a CUDA graph, one replay per sample (NCCL)")
-      ->capture_default_str();
-  app->add_option("-z,--blocking", o->blocking, "1: barrier (untimed) before every sample")->capture_default_str();
-  app->add_option("--backend", o->backend, "mpi or nccl (default: nccl when a GPU is visible, else mpi)");
-  app->add_option("--tp", o->tp, "TP degrees, e.g. 1,2,4 (default: every k dividing the rank count)");
-  app->add_option("--op", o->operations, "allreduce, allgather or both (comma-separated)")->capture_default_str();
-  app->add_option("-o,--output", o->output, "Results file (.h5)");
-  app->add_flag("--overwrite", o->overwrite, "Replace an existing results file");
-  app->add_option("--csv", o->csv, "Also write every row as CSV");
-  app->add_option("--json", o->json, "Also write every row as JSON");
-  commands.push_back({app, [o](const Invocation& inv) { return run_sweep(*o, inv); }});
+  add_command<SweepCommandOptions>(
+      root, commands, "sweep", "Collective sweeps (nccl-tests flags and columns) for every TP degree, fitted, to HDF5",
+      [](CLI::App& app, SweepCommandOptions& o) {
+        app.add_option("-b,--minbytes", o.min_bytes, "Smallest payload, K/M/G suffixes (1024-based)")
+            ->capture_default_str();
+        app.add_option("-e,--maxbytes", o.max_bytes, "Largest payload")->capture_default_str();
+        app.add_option("-f,--stepfactor", o.step_factor, "Multiply the size by this factor")->capture_default_str();
+        app.add_option("-i,--stepbytes", o.step_bytes, "Add this many bytes per step (instead of -f)");
+        app.add_option("-w,--warmup_iters", o.warmup_iters, "Untimed calls at each end of the range")
+            ->capture_default_str();
+        app.add_option("-n,--iters", o.iters, "Timed samples per size, each kept")->capture_default_str();
+        app.add_option("-c,--check", o.check_iters, "Verified calls per size (outside the timed loop)")
+            ->capture_default_str();
+        app.add_option("-d,--datatype", o.datatype, "float, bf16 or half (bf16/half: NCCL only)")
+            ->capture_default_str();
+        app.add_option("-G,--cudagraph", o.graph_calls, "Capture N calls in a CUDA graph, one replay per sample (NCCL)")
+            ->capture_default_str();
+        app.add_option("-z,--blocking", o.blocking, "1: barrier (untimed) before every sample")->capture_default_str();
+        app.add_option("--collective", o.collective, "mpi or nccl (default: nccl when a GPU is visible, else mpi)");
+        app.add_option("--backend", o.backend)->group("");  // the former spelling of --collective
+        app.add_option("--tp", o.tp, "TP degrees, e.g. 1,2,4 (default: every k dividing the rank count)");
+        app.add_option("--op", o.operations, "allreduce, allgather or both (comma-separated)")->capture_default_str();
+        app.add_option("-o,--output", o.output, "Results file (.h5)");
+        app.add_flag("--overwrite", o.overwrite, "Replace an existing results file");
+        app.add_option("--csv", o.csv, "Also write every row as CSV");
+        app.add_option("--json", o.json, "Also write every row as JSON");
+      },
+      run_sweep);
 }
 
 }  // namespace tpb

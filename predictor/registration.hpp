@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "predictor/kill_switch.hpp"
+#include "predictor/verdict.hpp"
 #include "predictor/model_forms.hpp"
 
 namespace tpb {

@@ -25,30 +25,12 @@ double percentile_of_sorted(const std::vector<double>& sorted, double q) {
 
 }  // namespace
 
-double median(std::span<const double> sample) {
-  require_non_empty(sample, "median");
-  std::vector<double> sorted(sample.begin(), sample.end());
-  std::sort(sorted.begin(), sorted.end());
-  return percentile_of_sorted(sorted, 0.5);
-}
-
 double percentile(std::span<const double> sample, double q) {
   require_non_empty(sample, "percentile");
   TPB_CHECK(q >= 0.0 && q <= 1.0, fmt::format("percentile q={} outside [0, 1]", q));
   std::vector<double> sorted(sample.begin(), sample.end());
   std::sort(sorted.begin(), sorted.end());
   return percentile_of_sorted(sorted, q);
-}
-
-std::vector<double> slowest_rank_per_iteration(std::span<const double> values, std::size_t ranks) {
-  TPB_CHECK(ranks > 0 && values.size() % ranks == 0,
-            fmt::format("{} values do not form rows of {} ranks", values.size(), ranks));
-  std::vector<double> slowest;
-  slowest.reserve(values.size() / ranks);
-  for (std::size_t row = 0; row < values.size(); row += ranks)
-    slowest.push_back(*std::max_element(values.begin() + static_cast<std::ptrdiff_t>(row),
-                                        values.begin() + static_cast<std::ptrdiff_t>(row + ranks)));
-  return slowest;
 }
 
 ConfidenceInterval bootstrap_median_ci(std::span<const double> sample, const BootstrapOptions& options) {

@@ -6,18 +6,13 @@
 #include <span>
 #include <vector>
 
-namespace tpb {
+#include "common/samples.hpp"  // median, slowest_rank_per_iteration
 
-// Median of a non-empty sample (mean of the two middle values when even).
-double median(std::span<const double> sample);
+namespace tpb {
 
 // Linear-interpolated percentile of a non-empty sample, q in [0, 1]
 // (numpy's default "linear" method, so h5py users get the same number).
 double percentile(std::span<const double> sample, double q);
-
-// Per-iteration time of the slowest rank: values is iterations × ranks,
-// row-major (as the results file stores it); returns one value per iteration.
-std::vector<double> slowest_rank_per_iteration(std::span<const double> values, std::size_t ranks);
 
 struct ConfidenceInterval {
   double low = 0;

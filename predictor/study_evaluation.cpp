@@ -40,10 +40,20 @@ double grid_mean_predicted(const Registration& r, std::string_view form, int k) 
 
 }  // namespace
 
+std::optional<double> exposed_host_us(const MeasuredCell& m) {
+  if (!m.collective_us) return std::nullopt;
+  return std::max(0.0, m.host_us - m.compute_us - *m.collective_us);
+}
+
 std::vector<TermComparison> compare_terms(const MeasuredCell& m, const TermShares& predicted) {
+  if (!m.collective_us) return {{"compute", m.compute_us, predicted.compute_us}};
   return {{"compute", m.compute_us, predicted.compute_us},
-          {"collective", m.collective_us, predicted.collective_us},
-          {"host", std::max(0.0, m.host_us - m.compute_us - m.collective_us), predicted.host_us}};
+          {"collective", *m.collective_us, predicted.collective_us},
+          {"host", *exposed_host_us(m), predicted.host_us}};
+}
+
+BootstrapOptions registered_bootstrap(const Registration& r) {
+  return {0.95, r.workload.bootstrap_resamples, r.workload.bootstrap_seed};
 }
 
 std::vector<FormDegreeResult> evaluate_study(const Registration& r, const std::vector<MeasuredCell>& measured,
@@ -72,6 +82,8 @@ std::vector<FormDegreeResult> evaluate_study(const Registration& r, const std::v
           if (term_sums.empty()) {
             term_sums = terms;
           } else {
+            TPB_CHECK(terms.size() == term_sums.size(),
+                      fmt::format("TP-{}: the collective term was measured at some cells and not at others", k));
             for (std::size_t t = 0; t < terms.size(); ++t) {
               term_sums[t].measured_us += terms[t].measured_us;
               term_sums[t].predicted_us += terms[t].predicted_us;

@@ -3,6 +3,7 @@
 // TP degree, predicted vs measured per cell, MAPE over the grid, the verdict
 // and the localizing term. Pure function of plain data, so the verdict stage,
 // the report and the tests all compute the same numbers from the raw samples.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,8 @@ struct MeasuredCell {
   int context = 0;
   std::vector<double> t_step_us;  // slowest rank per iteration
   double compute_us = 0;          // median t_step of the TP-k --no-comm ablation
-  double collective_us = 0;       // median time in the step's collectives (t_ar_insitu + all-gather)
+  std::optional<double> collective_us;  // median time in the step's collectives (t_ar_insitu + all-gather);
+                                        // absent when not measured, never 0
   double host_us = 0;             // median t_host (slowest rank per iteration)
 };
 
@@ -28,7 +30,12 @@ struct MeasuredCell {
 // is the host issue time not covered by the compute and collective time it
 // issued, max(0, t_host - compute - collective): zero on a host-synchronous
 // backend (its issue loop runs the work), the exposed launch cost on an eager
-// GPU step.
+// GPU step. A collective term that was not measured is left out, and with it
+// the host term that is derived from it.
+// The host issue time not covered by the work it issued; absent when the
+// collective term was not measured.
+std::optional<double> exposed_host_us(const MeasuredCell& measured);
+
 std::vector<TermComparison> compare_terms(const MeasuredCell& measured, const TermShares& predicted);
 
 struct FormCellResult {
@@ -42,6 +49,9 @@ struct FormDegreeResult {
   std::vector<FormCellResult> cells;  // in grid order (batch-major, then context)
   Localization culprit;               // from the grid-mean of each term and of t_step
 };
+
+// The bootstrap the registration fixed: 95 % intervals, its resamples and seed.
+BootstrapOptions registered_bootstrap(const Registration& registration);
 
 // One result per (form, k), forms in model_forms() order, k in grid order.
 // tpb::Error when a registered cell has no measurement.

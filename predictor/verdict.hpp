@@ -1,7 +1,9 @@
 #pragma once
-// Verdicts and localization: per (model form, TP degree), the MAPE over the
-// declared grid against the registered kill switch, and the term that
-// explains the residual.
+// Verdicts and localization: the kill switches (the MAPE above which a model
+// form is declared FALSIFIED at a TP degree, one row per form, fixed at
+// registration and hashed with it), per (model form, TP degree) the MAPE over
+// the declared grid against its kill switch, and the term that explains the
+// residual.
 #include <span>
 #include <string>
 #include <string_view>
@@ -10,6 +12,26 @@
 #include "predictor/statistics.hpp"
 
 namespace tpb {
+
+inline constexpr double kDefaultKillSwitchPct = 15.0;
+
+struct KillSwitch {
+  std::string form;
+  double mape_threshold_pct = kDefaultKillSwitchPct;
+};
+
+// One row per registered model form, each at `threshold_pct` (--kill-switch).
+// UsageError when the threshold is not a percentage in (0, 1000].
+std::vector<KillSwitch> kill_switch_table(double threshold_pct = kDefaultKillSwitchPct);
+
+// The threshold registered for `form`; tpb::Error when the table lacks it.
+double kill_switch_for(const std::vector<KillSwitch>& table, std::string_view form);
+
+// The rule, in words, written into every registration and report.
+inline constexpr std::string_view kFalsificationRule =
+    "A model form is FALSIFIED at TP degree k when its MAPE over the declared batch x context grid, "
+    "predicted median t_step against measured median t_step (slowest rank per iteration, median over "
+    "iterations), exceeds the kill-switch threshold registered for that form; otherwise it HOLDS.";
 
 enum class Verdict { holds, falsified };
 std::string_view to_string(Verdict verdict);  // "HOLDS" / "FALSIFIED"

@@ -14,19 +14,24 @@
 #include "predictor/statistics.hpp"
 #include "predictor/study_evaluation.hpp"
 #include "results/custody.hpp"
+#include "common/choices.hpp"
+#include "results/layout.hpp"
 #include "results/results_file.hpp"
 #include "results/study_file.hpp"
 
 namespace tpb {
 namespace {
 
+// How a term that was not measured is shown: never as 0.
+constexpr const char* kNotMeasured = "not measured";
+
 std::string meta_string(const H5File& file, const char* name) {
-  H5Handle meta = file.open_object("/meta");
+  H5Handle meta = file.open_object(kMetaGroup);
   return has_attribute(meta.id(), name) ? read_string_attribute(meta.id(), name) : std::string("?");
 }
 
 std::string hostnames(const H5File& file) {
-  H5Handle meta = file.open_object("/meta");
+  H5Handle meta = file.open_object(kMetaGroup);
   if (!has_attribute(meta.id(), "hostnames")) return "?";
   return fmt::format("{}", fmt::join(read_string_list_attribute(meta.id(), "hostnames"), ", "));
 }
@@ -40,7 +45,7 @@ std::string attribute_or(const H5File& file, const std::string& object, const ch
 // The stored verdicts must be what the raw data gives today.
 void check_against_stored(const H5File& file, const std::vector<FormDegreeResult>& results) {
   for (const auto& r : results) {
-    const std::string path = fmt::format("/verdict/{}/k{}", r.judgement.form, r.judgement.k);
+    const std::string path = verdict_group_path(r.judgement.form, r.judgement.k);
     if (!file.exists(path))
       throw UsageError(fmt::format("FILE: '{}' has no {}: run 'mpi_bench verdict' first", file.path(), path));
     H5Handle group = file.open_object(path);
@@ -56,7 +61,7 @@ std::string workload_section(const H5File& file, const Registration& r) {
   const Workload& w = r.workload;
   std::string s = "## Question and declared workload\n\n";
   s += "Does one decode step under tensor parallelism of degree k cost `t_compute(1)/k + n_ar · t_ar_sweep(k, "
-       "ar_bytes)`? Each model form below was registered before any TP-k step ran, and is judged per TP degree "
+       "ar_bytes) + n_ag · t_ag_sweep(k, ag_bytes)`? Each model form below was registered before any TP-k step ran, and is judged per TP degree "
        "against its kill switch.\n\n";
   s += "| item | value |\n|---|---|\n";
   s += fmt::format("| model | `{}` ({}), sha256 `{}` |\n", w.model, w.config_path, w.config_sha256.substr(0, 16));
@@ -79,8 +84,8 @@ std::string prereg_section(const H5File& file, const Registration& r) {
   s += fmt::format("- predictions.json SHA-256: `{}` (stored in `/prereg`, checked before this report)\n",
                    prereg.sha256);
   s += fmt::format("- calibrated at {}, registered at {}, measurement started at {}, judged at {}\n",
-                   attribute_or(file, "/study", "calibrated_at"), prereg.registered_at, stamp.started_at,
-                   attribute_or(file, "/verdict", "judged_at"));
+                   attribute_or(file, kStudyGroup, "calibrated_at"), prereg.registered_at, stamp.started_at,
+                   attribute_or(file, kVerdictGroup, "judged_at"));
   s += fmt::format("- calibration datasets SHA-256 `{}` over {} datasets of `{}`\n", r.source.datasets_sha256,
                    r.source.datasets.size(), r.source.results_file);
   s += fmt::format("- falsified when: {}\n\n", r.falsification_rule);
@@ -128,8 +133,9 @@ std::string degree_section(int k, const std::vector<FormDegreeResult>& results,
        "| b | c | t_step | compute (--no-comm) | collectives in situ | t_host |\n|---|---|---|---|---|---|\n";
   for (const auto& m : measured)
     if (m.k == k)
-      s += fmt::format("| {} | {} | {:.1f} | {:.1f} | {:.1f} | {:.1f} |\n", m.batch, m.context, median(m.t_step_us),
-                       m.compute_us, m.collective_us, m.host_us);
+      s += fmt::format("| {} | {} | {:.1f} | {:.1f} | {} | {:.1f} |\n", m.batch, m.context, median(m.t_step_us),
+                       m.compute_us, m.collective_us ? fmt::format("{:.1f}", *m.collective_us) : kNotMeasured,
+                       m.host_us);
   s += "\nVerdicts:";
   for (const auto& r : results)
     if (r.judgement.k == k)
@@ -154,8 +160,8 @@ std::string control_section(const H5File& file, const Registration& r) {
                   "| b | c | mode | per-rank medians (µs) | spread (max−min)/median |\n|---|---|---|---|---|\n";
   for (int b : r.grid.batch)
     for (int c : r.grid.context)
-      for (const char* mode : {"concurrent", "alone"}) {
-        const std::string path = fmt::format("/control/{}/b{}_c{}/t_step_us", mode, b, c);
+      for (const ControlMode mode : {ControlMode::concurrent, ControlMode::alone}) {
+        const std::string path = control_t_step_path(mode, b, c);
         if (!file.exists(path)) continue;
         std::vector<std::uint64_t> dims;
         const std::vector<double> values = file.read_doubles(path, &dims);
@@ -168,7 +174,8 @@ std::string control_section(const H5File& file, const Registration& r) {
         const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
         std::vector<std::string> text;
         for (double m : medians) text.push_back(fmt::format("{:.1f}", m));
-        s += fmt::format("| {} | {} | {} | {} | {:.1f} % |\n", b, c, mode, fmt::join(text, ", "),
+        s += fmt::format("| {} | {} | {} | {} | {:.1f} % |\n", b, c,
+                         mode == ControlMode::concurrent ? "concurrent" : "alone", fmt::join(text, ", "),
                          (*hi - *lo) / median(medians) * 100);
       }
   return s + "\nFrom `/control/{concurrent,alone}/b*_c*/t_step_us`. A spread comparable to a form's error means "
@@ -178,14 +185,15 @@ std::string control_section(const H5File& file, const Registration& r) {
 std::string fit_section(const H5File& file, const Registration& r) {
   std::string s = "## Collective fits (calibration)\n\n| collective | k | segment (B) | α (µs) | β (GB/s) | R² |\n"
                   "|---|---|---|---|---|---|\n";
-  for (const char* root : {"/sweep", "/sweep_allgather"})
+  for (const SweepRoot root : {SweepRoot::all_reduce, SweepRoot::all_gather})
     for (int k : r.grid.tp) {
       const SweepMedians sweep = read_sweep_medians(file, root, k);
+      const std::string name = sweep_root_path(root).substr(1);
       const PiecewiseFit fit = fit_piecewise(sweep.bytes, sweep.time_us);
       for (const auto& seg : fit.segments)
-        s += fmt::format("| {} | {} | {:.0f} – {:.0f} | {:.2f} | {:.3g} | {:.4f} |\n", root + 1, k, seg.min_bytes,
+        s += fmt::format("| {} | {} | {:.0f} – {:.0f} | {:.2f} | {:.3g} | {:.4f} |\n", name, k, seg.min_bytes,
                          seg.max_bytes, seg.fit.alpha_us, seg.fit.beta_GBps, seg.fit.r2);
-      s += fmt::format("| {} | {} | whole piecewise model | | | {:.4f} |\n", root + 1, k, fit.r2);
+      s += fmt::format("| {} | {} | whole piecewise model | | | {:.4f} |\n", name, k, fit.r2);
     }
   return s + "\nPiecewise latency-bandwidth fits of the slowest-rank medians in `/sweep/k*/time_us` and "
              "`/sweep_allgather/k*/time_us`; the predictions evaluate them at each cell's `ar_bytes` / logits "
@@ -200,10 +208,11 @@ std::string limits_section(const Registration& r, const H5File& file) {
   s += "- Modelled, not measured: any TP degree or node count not in the grid; the full layer count when "
        "`--layers` reduced it (every term scales with layers, the all-gather does not).\n";
   s += fmt::format("- Backend `{}`: ", r.workload.backend);
-  s += r.workload.backend == "cpu"
+  s += parse_backend_kind("study backend", r.workload.backend) == BackendKind::cpu
            ? "ranks share one host's memory bandwidth and cores, so TP-k here tests the composition on CPU cores, "
              "not on GPUs; the host-issue term is part of compute on a host-synchronous backend.\n"
-           : "per-rank GPUs; in-situ collective times are measured only when the step ran with profiling.\n";
+           : "per-rank GPUs; in-situ collective times come from separate profiled iterations (events between "
+             "kernels would perturb the timed ones).\n";
   s += "- Statistics: medians with percentile-bootstrap 95 % intervals; the verdict uses medians only.\n\n";
   return s;
 }
@@ -212,16 +221,21 @@ std::string bottleneck_section(const std::vector<FormDegreeResult>& results, con
                                const Registration& r) {
   const int k = r.grid.tp.back();
   double step = 0, compute = 0, collective = 0, host = 0;
-  int n = 0;
+  bool collective_measured = true;
   for (const auto& cell : m)
     if (cell.k == k) {
       step += median(cell.t_step_us);
       compute += cell.compute_us;
-      collective += cell.collective_us;
-      host += std::max(0.0, cell.host_us - cell.compute_us - cell.collective_us);
-      ++n;
+      collective_measured = collective_measured && cell.collective_us.has_value();
+      if (!collective_measured) continue;
+      collective += *cell.collective_us;
+      host += *exposed_host_us(cell);
     }
   std::string s = "## Next bottleneck\n\n";
+  if (!collective_measured)
+    return s + fmt::format("At TP-{} (grid mean), compute is {:.1f} % of t_step; the collectives were {}, so "
+                           "the split between compute, collectives and host time cannot be read from this file.\n\n",
+                           k, compute / step * 100, kNotMeasured);
   s += fmt::format("At TP-{} (grid mean), compute is {:.1f} % of t_step, collectives {:.1f} %, exposed host "
                    "time {:.1f} %. ",
                    k, compute / step * 100, collective / step * 100, host / step * 100);
@@ -241,8 +255,7 @@ std::string render_report_markdown(const std::string& results_path) {
   const H5File file(results_path, H5Mode::read_only);
   const Registration r = checked_registration(file);
   const std::vector<MeasuredCell> measured = read_measured_cells(file, r.grid);
-  const BootstrapOptions bootstrap{0.95, r.workload.bootstrap_resamples, r.workload.bootstrap_seed};
-  const std::vector<FormDegreeResult> results = evaluate_study(r, measured, bootstrap);
+  const std::vector<FormDegreeResult> results = evaluate_study(r, measured, registered_bootstrap(r));
   check_against_stored(file, results);
 
   std::string md = fmt::format("# tpbench study: {} under TP {{{}}}\n\n", r.workload.model, fmt::join(r.grid.tp, ", "));

@@ -7,7 +7,7 @@ namespace tpb {
 
 ResultsFile::ResultsFile(const std::string& path, bool overwrite, const RunMeta& meta)
     : file_(path, overwrite ? H5Mode::create_overwrite : H5Mode::create_new) {
-  H5Handle group = file_.group("/meta");
+  H5Handle group = file_.group(kMetaGroup);
   const hid_t id = group.id();
   write_attribute(id, "schema_version", kSchemaVersion);
   write_attribute(id, "tool_version", std::string(TPB_TOOL_VERSION));
@@ -25,13 +25,13 @@ ResultsFile::ResultsFile(const std::string& path, bool overwrite, const RunMeta&
 }
 
 ResultsFile::ResultsFile(const std::string& path) : file_(path, H5Mode::read_write) {
-  H5Handle group = file_.group("/meta");
+  H5Handle group = file_.group(kMetaGroup);
   write_attribute(group.id(), "complete", std::int64_t{0});
   file_.flush();
 }
 
 void ResultsFile::mark_complete() {
-  H5Handle group = file_.group("/meta");
+  H5Handle group = file_.group(kMetaGroup);
   write_attribute(group.id(), "finished_at", iso8601_utc_now());
   file_.flush();
   // Last, and flushed on its own: complete=1 is never on disk before the data.

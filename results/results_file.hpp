@@ -6,11 +6,10 @@
 #include <vector>
 
 #include "results/h5_file.hpp"
+#include "results/layout.hpp"
 
 namespace tpb {
 
-// Bumped whenever a dataset's name, shape or meaning changes.
-inline constexpr std::int64_t kSchemaVersion = 1;
 
 struct RunMeta {
   std::string command_line;

@@ -8,13 +8,10 @@
 #include "common/error.hpp"
 #include "predictor/sha256.hpp"
 #include "predictor/statistics.hpp"
+#include "results/step_point.hpp"
 
 namespace tpb {
 namespace {
-
-constexpr const char* kStudy = "/study";
-constexpr const char* kPrereg = "/prereg";
-constexpr const char* kStep = "/step";
 
 std::vector<int> read_int_list(hid_t object, const std::string& name) {
   std::vector<int> out;
@@ -24,58 +21,13 @@ std::vector<int> read_int_list(hid_t object, const std::string& name) {
 
 std::vector<double> as_doubles(const std::vector<int>& values) { return {values.begin(), values.end()}; }
 
-std::vector<double> slowest_per_iteration(const H5File& file, const std::string& path) {
-  std::vector<std::uint64_t> dims;
-  const std::vector<double> values = file.read_doubles(path, &dims);
-  TPB_CHECK(dims.size() == 2, fmt::format("{}: expected iterations × ranks, found {} dimensions", path, dims.size()));
-  return slowest_rank_per_iteration(values, dims[1]);
-}
-
-// Median over iterations of the slowest rank's time in the step's
-// collectives (all-reduces plus the logits all-gather, as far as measured).
-double collective_median_us(const H5File& file, const std::string& point_path) {
-  std::vector<std::uint64_t> dims;
-  std::vector<double> total;
-  for (const char* name : {"/t_ar_insitu_us", "/t_ag_insitu_us"}) {
-    if (!file.exists(point_path + name)) continue;
-    const std::vector<double> values = file.read_doubles(point_path + name, &dims);
-    if (total.empty()) total.assign(values.size(), 0.0);
-    for (std::size_t i = 0; i < values.size(); ++i) total[i] += values[i];
-  }
-  if (total.empty()) return 0.0;  // nothing measured: the term is reported as 0, and the report says so
-  return median(slowest_rank_per_iteration(total, dims[1]));
-}
+// The measurement stamp lives on the /step root group.
+const std::string kStepRoot = step_root_path(StepRoot::step);
 
 }  // namespace
 
-std::string step_point_path(const std::string& root, int k, int batch, int context) {
-  return fmt::format("{}/k{}/b{}_c{}", root, k, batch, context);
-}
-
-void write_step_samples(H5File& file, const std::string& point_path, const StepSamples& s) {
-  const std::vector<std::uint64_t> dims{static_cast<std::uint64_t>(s.iters), static_cast<std::uint64_t>(s.ranks)};
-  file.write_dataset(point_path + "/t_step_us", s.t_step_us, dims);
-  file.write_dataset(point_path + "/t_host_us", s.t_host_us, dims);
-  if (!s.t_ar_insitu_us.empty()) file.write_dataset(point_path + "/t_ar_insitu_us", s.t_ar_insitu_us, dims);
-  if (!s.t_ag_insitu_us.empty()) file.write_dataset(point_path + "/t_ag_insitu_us", s.t_ag_insitu_us, dims);
-  file.flush();
-}
-
-StepSamples read_step_samples(const H5File& file, const std::string& point_path) {
-  StepSamples s;
-  std::vector<std::uint64_t> dims;
-  s.t_step_us = file.read_doubles(point_path + "/t_step_us", &dims);
-  TPB_CHECK(dims.size() == 2, fmt::format("{}/t_step_us is not iterations × ranks", point_path));
-  s.iters = static_cast<int>(dims[0]);
-  s.ranks = static_cast<int>(dims[1]);
-  s.t_host_us = file.read_doubles(point_path + "/t_host_us");
-  if (file.exists(point_path + "/t_ar_insitu_us")) s.t_ar_insitu_us = file.read_doubles(point_path + "/t_ar_insitu_us");
-  if (file.exists(point_path + "/t_ag_insitu_us")) s.t_ag_insitu_us = file.read_doubles(point_path + "/t_ag_insitu_us");
-  return s;
-}
-
 void write_study_declaration(H5File& file, const Workload& w, const Grid& grid) {
-  H5Handle group = file.group(kStudy);
+  H5Handle group = file.group(kStudyGroup);
   const hid_t id = group.id();
   write_attribute(id, "model", w.model);
   write_attribute(id, "config_path", w.config_path);
@@ -96,10 +48,10 @@ void write_study_declaration(H5File& file, const Workload& w, const Grid& grid) 
 }
 
 void read_study_declaration(const H5File& file, Workload* w, Grid* grid) {
-  if (!file.exists(kStudy))
+  if (!file.exists(kStudyGroup))
     throw UsageError(fmt::format("FILE: '{}' holds no study (/study is missing): run 'mpi_bench calibrate' first",
                                  file.path()));
-  H5Handle group = file.open_object(kStudy);
+  H5Handle group = file.open_object(kStudyGroup);
   const hid_t id = group.id();
   w->model = read_string_attribute(id, "model");
   w->config_path = read_string_attribute(id, "config_path");
@@ -119,14 +71,14 @@ void read_study_declaration(const H5File& file, Workload* w, Grid* grid) {
 }
 
 void write_prereg(H5File& file, const PreregRecord& record) {
-  file.write_strings(std::string(kPrereg) + "/predictions_json", {record.text});
-  H5Handle group = file.group(kPrereg);
+  file.write_strings(kPreregText, {record.text});
+  H5Handle group = file.group(kPreregGroup);
   write_attribute(group.id(), "sha256", record.sha256);
   write_attribute(group.id(), "registered_at", record.registered_at);
   file.flush();
 }
 
-bool has_prereg(const H5File& file) { return file.exists(std::string(kPrereg) + "/predictions_json"); }
+bool has_prereg(const H5File& file) { return file.exists(kPreregText); }
 
 PreregRecord read_prereg(const H5File& file) {
   if (!has_prereg(file))
@@ -134,25 +86,25 @@ PreregRecord read_prereg(const H5File& file) {
                                  "before measuring or judging",
                                  file.path()));
   PreregRecord record;
-  const auto texts = file.read_strings(std::string(kPrereg) + "/predictions_json");
+  const auto texts = file.read_strings(kPreregText);
   TPB_CHECK(texts.size() == 1, "/prereg/predictions_json must hold exactly one text");
   record.text = texts.front();
-  H5Handle group = file.open_object(kPrereg);
+  H5Handle group = file.open_object(kPreregGroup);
   record.sha256 = read_string_attribute(group.id(), "sha256");
   record.registered_at = read_string_attribute(group.id(), "registered_at");
   return record;
 }
 
 void write_measurement_stamp(H5File& file, const MeasurementStamp& stamp) {
-  H5Handle group = file.group(kStep);
+  H5Handle group = file.group(kStepRoot);
   write_attribute(group.id(), "prereg_sha256", stamp.prereg_sha256);
   write_attribute(group.id(), "measure_started_at", stamp.started_at);
   file.flush();
 }
 
 bool has_measurement(const H5File& file) {
-  if (!file.exists(kStep)) return false;
-  H5Handle group = file.open_object(kStep);
+  if (!file.exists(kStepRoot)) return false;
+  H5Handle group = file.open_object(kStepRoot);
   return has_attribute(group.id(), "measure_started_at");
 }
 
@@ -160,7 +112,7 @@ MeasurementStamp read_measurement_stamp(const H5File& file) {
   if (!has_measurement(file))
     throw UsageError(fmt::format("FILE: '{}' holds no TP-k measurement (/step): run 'mpi_bench measure' first",
                                  file.path()));
-  H5Handle group = file.open_object(kStep);
+  H5Handle group = file.open_object(kStepRoot);
   return {read_string_attribute(group.id(), "prereg_sha256"), read_string_attribute(group.id(), "measure_started_at")};
 }
 
@@ -178,8 +130,8 @@ std::string datasets_sha256(const H5File& file, const std::vector<std::string>& 
   return digest.hex_digest();
 }
 
-double slowest_rank_median(const H5File& file, const std::string& dataset_path) {
-  return median(slowest_per_iteration(file, dataset_path));
+double slowest_rank_median(const H5File& file, const std::string& point_path, const char* dataset) {
+  return median(group0_slowest_per_iteration(file, point_path, dataset));
 }
 
 std::vector<MeasuredCell> read_measured_cells(const H5File& file, const Grid& grid) {
@@ -187,21 +139,21 @@ std::vector<MeasuredCell> read_measured_cells(const H5File& file, const Grid& gr
   for (int k : grid.tp)
     for (int b : grid.batch)
       for (int c : grid.context) {
-        const std::string step = step_point_path("/step", k, b, c);
-        const std::string nocomm = step_point_path("/step_nocomm", k, b, c);
-        cells.push_back({k, b, c, slowest_per_iteration(file, step + "/t_step_us"),
-                         slowest_rank_median(file, nocomm + "/t_step_us"), collective_median_us(file, step),
-                         slowest_rank_median(file, step + "/t_host_us")});
+        const std::string step = step_point_path(StepRoot::step, k, b, c);
+        const std::string nocomm = step_point_path(StepRoot::step_nocomm, k, b, c);
+        cells.push_back({k, b, c, group0_slowest_per_iteration(file, step, step_dataset::t_step_us),
+                         slowest_rank_median(file, nocomm, step_dataset::t_step_us), collective_median_us(file, step),
+                         slowest_rank_median(file, step, step_dataset::t_host_us)});
       }
   return cells;
 }
 
-SweepMedians read_sweep_medians(const H5File& file, const std::string& sweep_root, int k) {
-  const std::string group = fmt::format("{}/k{}", sweep_root, k);
+SweepMedians read_sweep_medians(const H5File& file, SweepRoot root, int k) {
+  const std::string group = sweep_group_path(root, k);
   SweepMedians out;
-  out.bytes = file.read_doubles(group + "/bytes");
+  out.bytes = file.read_doubles(sweep_dataset_path(root, k, "bytes"));
   std::vector<std::uint64_t> dims;
-  const std::vector<double> times = file.read_doubles(group + "/time_us", &dims);
+  const std::vector<double> times = file.read_doubles(sweep_dataset_path(root, k, "time_us"), &dims);
   TPB_CHECK(dims.size() == 3 && dims[0] == out.bytes.size(),
             fmt::format("{}/time_us is not sizes × iterations × ranks", group));
   const std::size_t per_size = dims[1] * dims[2];
@@ -214,7 +166,7 @@ SweepMedians read_sweep_medians(const H5File& file, const std::string& sweep_roo
 
 void write_verdicts(H5File& file, const std::vector<FormDegreeResult>& results, const std::string& prereg_sha256) {
   for (const auto& r : results) {
-    const std::string group_path = fmt::format("/verdict/{}/k{}", r.judgement.form, r.judgement.k);
+    const std::string group_path = verdict_group_path(r.judgement.form, r.judgement.k);
     std::vector<double> batch, context, predicted, measured, ci_low, ci_high, error;
     std::vector<std::string> culprits;
     for (const auto& cell : r.cells) {
@@ -246,7 +198,7 @@ void write_verdicts(H5File& file, const std::vector<FormDegreeResult>& results, 
     write_attribute(group.id(), "localizing_departure_us", r.culprit.departure_us);
     write_attribute(group.id(), "localizing_departure_pct", r.culprit.departure_pct);
   }
-  H5Handle root = file.group("/verdict");
+  H5Handle root = file.group(kVerdictGroup);
   write_attribute(root.id(), "prereg_sha256", prereg_sha256);
   write_attribute(root.id(), "judged_at", utc_timestamp_us());
   file.flush();

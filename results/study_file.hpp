@@ -1,7 +1,8 @@
 #pragma once
 // The study's part of the results file: the declared workload (/study), the
-// step samples (/step, /step_nocomm, /replay, /control), the registration
-// (/prereg), and the verdicts (/verdict). Writers run on rank 0; readers turn
+// registration (/prereg), the measurement stamp, the reduced measurements the
+// verdict judges, and the verdicts (/verdict). Step points are written by
+// step_point.hpp. Writers run on rank 0; readers turn
 // raw datasets into the plain structs the predictor judges.
 #include <cstdint>
 #include <string>
@@ -10,25 +11,9 @@
 #include "predictor/registration.hpp"
 #include "predictor/study_evaluation.hpp"
 #include "results/h5_file.hpp"
+#include "results/layout.hpp"
 
 namespace tpb {
-
-// Per-iteration, per-rank samples of one step point: each vector is
-// iters × ranks, row-major, as stored.
-struct StepSamples {
-  int iters = 0;
-  int ranks = 0;
-  std::vector<double> t_step_us;
-  std::vector<double> t_host_us;
-  std::vector<double> t_ar_insitu_us;  // empty when the backend did not measure it
-  std::vector<double> t_ag_insitu_us;  // empty when the backend did not measure it
-};
-
-// "/step/k2/b4_c128" for root "/step".
-std::string step_point_path(const std::string& root, int k, int batch, int context);
-
-void write_step_samples(H5File& file, const std::string& point_path, const StepSamples& samples);
-StepSamples read_step_samples(const H5File& file, const std::string& point_path);
 
 // The workload and grid declared at calibration, stored as /study attributes.
 void write_study_declaration(H5File& file, const Workload& workload, const Grid& grid);
@@ -58,8 +43,9 @@ MeasurementStamp read_measurement_stamp(const H5File& file);
 // little-endian doubles, in the given order. Seals the calibration inputs.
 std::string datasets_sha256(const H5File& file, const std::vector<std::string>& dataset_paths);
 
-// Median of the slowest rank per iteration of one dataset (iters × ranks).
-double slowest_rank_median(const H5File& file, const std::string& dataset_path);
+// Median over iterations of the slowest rank of group 0 in one dataset of a
+// step point (t_step_us or t_host_us).
+double slowest_rank_median(const H5File& file, const std::string& point_path, const char* dataset);
 
 // Every grid cell of the TP-k measurement, reduced for the verdict.
 std::vector<MeasuredCell> read_measured_cells(const H5File& file, const Grid& grid);
@@ -69,7 +55,7 @@ struct SweepMedians {
   std::vector<double> bytes;
   std::vector<double> time_us;
 };
-SweepMedians read_sweep_medians(const H5File& file, const std::string& sweep_root, int k);
+SweepMedians read_sweep_medians(const H5File& file, SweepRoot root, int k);
 
 // /verdict: one group per (form, k) with the per-cell comparison and the verdict.
 void write_verdicts(H5File& file, const std::vector<FormDegreeResult>& results, const std::string& prereg_sha256);

@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "predictor/sha256.hpp"
 #include "results/h5_check.hpp"
+#include "results/layout.hpp"
 #include "results/results_file.hpp"
 
 namespace tpb {
@@ -38,19 +39,18 @@ class Checker {
 
   // Returns false when the file cannot be interpreted at all.
   bool check_meta() {
-    if (!file_.exists("/meta")) {
+    if (!file_.exists(kMetaGroup)) {
       problem(ProblemKind::unreadable, "no /meta group: not a tpbench results file");
       return false;
     }
-    H5Handle meta = file_.open_object("/meta");
+    H5Handle meta = file_.open_object(kMetaGroup);
     if (!has_attribute(meta.id(), "schema_version")) {
       problem(ProblemKind::unreadable, "/meta has no schema_version attribute");
       return false;
     }
     result_.schema_version = read_integer_attribute(meta.id(), "schema_version");
-    if (result_.schema_version != kSchemaVersion) {
-      problem(ProblemKind::unreadable, fmt::format("/meta schema_version is {}, this tpbench reads version {}",
-                                                   result_.schema_version, kSchemaVersion));
+    if (!readable_schema_version(result_.schema_version)) {
+      problem(ProblemKind::unreadable, unreadable_schema_message(result_.schema_version));
       return false;
     }
     for (const char* name : kRequiredMeta)
@@ -149,11 +149,11 @@ class Checker {
   // The registration text and its digest must still match: a file whose
   // predictions were edited after registration is not judged.
   void check_prereg() {
-    if (!file_.exists("/prereg")) return;
-    H5Handle prereg = file_.open_object("/prereg");
+    if (!file_.exists(kPreregGroup)) return;
+    H5Handle prereg = file_.open_object(kPreregGroup);
     std::string text;
-    if (file_.exists("/prereg/predictions_json")) {
-      const auto lines = file_.read_strings("/prereg/predictions_json");
+    if (file_.exists(kPreregText)) {
+      const auto lines = file_.read_strings(kPreregText);
       if (lines.size() == 1) text = lines.front();
     } else if (has_attribute(prereg.id(), "predictions_json")) {
       text = read_string_attribute(prereg.id(), "predictions_json");
@@ -186,6 +186,10 @@ class Checker {
     }
     const H5I_type_t type = H5Iget_type(object);
     H5Oclose(object);
+    if ((type == H5I_GROUP || type == H5I_DATASET) && !schema_names(path, type == H5I_GROUP))
+      checker.problem(ProblemKind::inconsistent,
+                      fmt::format("{}: not a {} the results schema (version {}) names", path,
+                                  type == H5I_GROUP ? "group" : "dataset", checker.result_.schema_version));
     if (type == H5I_GROUP) checker.groups_.push_back(path);
     if (type == H5I_DATASET) checker.check_dataset(path);
     return 0;

@@ -38,24 +38,22 @@ DataType comm_datatype(ElementType type) {
   return DataType::f32;
 }
 
-std::vector<std::string> backend_names() {
+std::unique_ptr<Backend> make_backend(BackendKind kind) {
+  switch (kind) {
+    case BackendKind::cpu: return make_cpu_backend();
+    case BackendKind::cuda:
 #if defined(TPB_CUDA_BACKEND)
-  return {"cpu", "cuda"};
+      return make_cuda_backend();
 #else
-  return {"cpu"};
+      throw UsageError(
+          "--backend cuda: this build has no CUDA support (rebuild where nvcc is found, TPB_CUDA=AUTO or ON)");
 #endif
+  }
+  throw UsageError("--backend: unknown backend");
 }
 
 std::unique_ptr<Backend> make_backend(const std::string& name) {
-  if (name == "cpu") return make_cpu_backend();
-  if (name == "cuda") {
-#if defined(TPB_CUDA_BACKEND)
-    return make_cuda_backend();
-#else
-    throw UsageError("--backend cuda: this build has no CUDA support (rebuild where nvcc is found, TPB_CUDA=AUTO or ON)");
-#endif
-  }
-  throw UsageError(fmt::format("--backend: invalid value '{}' (expected {})", name, fmt::join(backend_names(), " or ")));
+  return make_backend(parse_backend_kind("--backend", name));
 }
 
 }  // namespace tpb

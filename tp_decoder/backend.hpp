@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "collectives/communicator.hpp"       // MemoryKind, StreamHandle, DataType
+#include "common/choices.hpp"                 // BackendKind
 #include "tp_decoder/shard_plan.hpp"          // TensorSlice
 #include "tp_decoder/synthetic_weights.hpp"   // SyntheticInit
 
@@ -143,14 +144,13 @@ class Backend {
   virtual void graph_launch() = 0;
 };
 
-// Backends compiled into this build: "cpu", and "cuda" when built with CUDA.
-std::vector<std::string> backend_names();
-
-// The backend called `name`. UsageError for an unknown name or one this build
-// lacks ("--backend cuda: this build has no CUDA support"). Each backend has
+// The backend of `kind`. UsageError for one this build lacks ("--backend
+// cuda: this build has no CUDA support"). Each backend has
 // its own factory, std::unique_ptr<Backend> make_<name>_backend(), declared in
 // tp_decoder/<name>/<name>_backend.hpp; the CUDA one works on the device the
 // rank is bound to (bootstrap_ranks with use_gpu).
+std::unique_ptr<Backend> make_backend(BackendKind kind);
+// The same by name as --backend spells it; UsageError for an unknown name.
 std::unique_ptr<Backend> make_backend(const std::string& name);
 
 // Frees a tensor when it leaves scope (plain Tensor stays copyable for views).

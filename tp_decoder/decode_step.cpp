@@ -5,22 +5,8 @@
 namespace tpb {
 
 const char* phase_name(Phase phase) {
-  switch (phase) {
-    case Phase::embedding: return "embedding";
-    case Phase::norm: return "norm";
-    case Phase::qkv: return "qkv";
-    case Phase::rope_kv: return "rope_kv";
-    case Phase::attention: return "attention";
-    case Phase::o_proj: return "o_proj";
-    case Phase::all_reduce: return "all_reduce";
-    case Phase::residual: return "residual";
-    case Phase::gate_up: return "gate_up";
-    case Phase::silu_mul: return "silu_mul";
-    case Phase::down: return "down";
-    case Phase::lm_head: return "lm_head";
-    case Phase::all_gather: return "all_gather";
-    case Phase::argmax: return "argmax";
-  }
+  for (const auto& [p, name] : kPhases)
+    if (p == phase) return name;
   return "?";
 }
 
@@ -69,10 +55,7 @@ DecodeState build_decode_state(Backend& backend, const ModelConfig& config, cons
   return s;
 }
 
-StepTimeline::StepTimeline(Backend& backend, int max_marks) : backend_(backend) {
-  for (int i = 0; i < max_marks; ++i) events_.push_back(backend.create_event());
-  phases_.reserve(static_cast<std::size_t>(max_marks));
-}
+StepTimeline::StepTimeline(Backend& backend) : backend_(backend) {}
 
 StepTimeline::~StepTimeline() {
   for (EventHandle event : events_) backend_.destroy_event(event);
@@ -80,12 +63,13 @@ StepTimeline::~StepTimeline() {
 
 void StepTimeline::start() {
   phases_.clear();
+  if (events_.empty()) events_.push_back(backend_.create_event());
   backend_.record_event(events_[0]);
 }
 
 void StepTimeline::mark(Phase phase) {
-  TPB_CHECK(phases_.size() + 1 < events_.size(), "step timeline: more marks than events");
   phases_.push_back(phase);
+  if (events_.size() <= phases_.size()) events_.push_back(backend_.create_event());  // first step only
   backend_.record_event(events_[phases_.size()]);
 }
 
@@ -95,8 +79,6 @@ std::array<double, kPhaseCount> StepTimeline::phase_us() {
     total[static_cast<std::size_t>(phases_[i])] += backend_.elapsed_us(events_[i], events_[i + 1]);
   return total;
 }
-
-int step_mark_count(const ModelConfig& config) { return 1 + 14 * config.num_layers + 5; }
 
 void decode_step(Backend& backend, Communicator* group, const ModelConfig& config, const DecoderWeights& w,
                  DecodeState& s, StepTimeline* timeline, const LayerObserver& after_layer) {

@@ -6,6 +6,8 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <iterator>
+#include <utility>
 #include <vector>
 
 #include "collectives/communicator.hpp"
@@ -49,16 +51,30 @@ enum class Phase : int {
   embedding, norm, qkv, rope_kv, attention, o_proj, all_reduce, residual, gate_up, silu_mul, down, lm_head,
   all_gather, argmax
 };
-inline constexpr int kPhaseCount = 14;
+// Every phase with its name, in enum order: the phase count is this list's length.
+inline constexpr std::pair<Phase, const char*> kPhases[] = {
+    {Phase::embedding, "embedding"}, {Phase::norm, "norm"},         {Phase::qkv, "qkv"},
+    {Phase::rope_kv, "rope_kv"},     {Phase::attention, "attention"}, {Phase::o_proj, "o_proj"},
+    {Phase::all_reduce, "all_reduce"}, {Phase::residual, "residual"}, {Phase::gate_up, "gate_up"},
+    {Phase::silu_mul, "silu_mul"},   {Phase::down, "down"},         {Phase::lm_head, "lm_head"},
+    {Phase::all_gather, "all_gather"}, {Phase::argmax, "argmax"}};
+inline constexpr int kPhaseCount = static_cast<int>(std::size(kPhases));
+constexpr bool phases_in_enum_order() {
+  for (int i = 0; i < kPhaseCount; ++i)
+    if (static_cast<int>(kPhases[i].first) != i) return false;
+  return kPhases[kPhaseCount - 1].first == Phase::argmax;
+}
+static_assert(phases_in_enum_order(), "kPhases lists every phase once, in enum order");
 const char* phase_name(Phase phase);  // "qkv", "all_reduce", ...
 
 // Per-operation timestamps on the backend's stream: each mark closes the
 // interval since the previous one and books it to a phase. Host clock reads
 // on host-synchronous backends, events elsewhere (only when profiling: they
-// perturb an eager GPU step).
+// perturb an eager GPU step). The first step marked creates the events it
+// needs, so the count follows decode_step itself; that step must be untimed.
 class StepTimeline {
  public:
-  StepTimeline(Backend& backend, int max_marks);
+  explicit StepTimeline(Backend& backend);
   ~StepTimeline();
   StepTimeline(const StepTimeline&) = delete;
   StepTimeline& operator=(const StepTimeline&) = delete;
@@ -73,9 +89,6 @@ class StepTimeline {
   std::vector<EventHandle> events_;
   std::vector<Phase> phases_;  // phases_[i]: the interval ending at events_[i + 1]
 };
-
-// Events a step needs: the start, 14 marks per layer, 5 outside the layers.
-int step_mark_count(const ModelConfig& config);
 
 // Called after each layer with the residual stream (checks only; never timed).
 using LayerObserver = std::function<void(int layer, const Tensor& x)>;

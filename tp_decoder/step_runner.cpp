@@ -177,7 +177,14 @@ StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfi
   // never inside a captured graph.
   const bool timed_ops = !options.graph && (backend.host_synchronous() ? options.timers : options.profile);
   std::unique_ptr<StepTimeline> timeline;
-  if (timed_ops) timeline = std::make_unique<StepTimeline>(backend, step_mark_count(config));
+  if (timed_ops) {
+    timeline = std::make_unique<StepTimeline>(backend);
+    // The first step marked creates the timeline's events: keep it out of the timed ones.
+    if (options.warmup == 0) {
+      decode_step(backend, comm, config, weights, state, timeline.get());
+      backend.synchronize();
+    }
+  }
 
   if (options.graph) {
     decode_step(backend, comm, config, weights, state, nullptr);  // first-call setup stays out of the capture
@@ -212,6 +219,21 @@ StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfi
   }
   require_finite_logits(backend, comm, config, weights, state);
   return terms;
+}
+
+void measure_collectives_in_situ(Backend& backend, Communicator* group, const ModelConfig& config,
+                                 const StepPoint& point, const StepOptions& options, WeightCache* cache,
+                                 StepTerms* terms) {
+  if (!group || options.no_comm || !terms->t_ar_insitu_us.empty()) return;
+  StepOptions profiled = options;
+  profiled.graph = false;   // a captured graph holds no per-operation events
+  profiled.profile = true;  // device events between operations
+  profiled.timers = true;   // host clock reads between operations
+  profiled.check = false;   // checked once already, before the timed iterations
+  const StepTerms extra = run_step_point(backend, group, config, point, profiled, cache);
+  terms->t_ar_insitu_us = extra.t_ar_insitu_us;
+  terms->t_ag_insitu_us = extra.t_ag_insitu_us;
+  terms->collectives_profiled_separately = true;
 }
 
 }  // namespace tpb

@@ -68,6 +68,7 @@ struct StepTerms {
   ElementType activation_type = ElementType::f32;
   std::string device;
   StepCheck check;
+  bool collectives_profiled_separately = false;  // t_ar/t_ag_insitu_us come from extra profiled iterations
 };
 
 // One shard's weights, built on first use and kept for the next points of the
@@ -97,5 +98,15 @@ class WeightCache {
 // without, they are built for this point and released after it.
 StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfig& config, const StepPoint& point,
                          const StepOptions& options, WeightCache* cache = nullptr);
+
+// Makes sure `terms` carries the in-situ collective times of `point` on any
+// backend: kept when the timed iterations recorded them (host-synchronous
+// timers), otherwise measured in `options.iters` further iterations timed per
+// operation, so that the events never perturb the timed ones. Nothing to do
+// without collectives (no_comm, replay). Collective over `group`; every rank
+// decides alike (same backend, same options).
+void measure_collectives_in_situ(Backend& backend, Communicator* group, const ModelConfig& config,
+                                 const StepPoint& point, const StepOptions& options, WeightCache* cache,
+                                 StepTerms* terms);
 
 }  // namespace tpb

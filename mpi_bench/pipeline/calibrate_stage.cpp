@@ -62,8 +62,9 @@ void calibrate_stage(StudyRuntime& rt, ResultsFile* file) {
   const Workload workload = describe_workload(rt);
   if (file) {
     write_study_declaration(file->h5(), workload, d.grid);
-    H5Handle study = file->h5().group("/study");
+    H5Handle study = file->h5().group(kStudyGroup);
     write_attribute(study.id(), "sweep_iters", std::int64_t{d.sweep_iters});
+    write_attribute(study.id(), "collective", std::string(to_string(d.collective)));
     write_attribute(study.id(), "calibrated_at", utc_timestamp_us());
     write_model_config(file->h5(), rt.config);  // the same /config as step and replay files
     file->flush();
@@ -84,7 +85,7 @@ void calibrate_stage(StudyRuntime& rt, ResultsFile* file) {
       for (int c : d.grid.context) {
         study_progress(rt, fmt::format("calibrate: replay k={} b={} c={}", k, b, c));
         const GatheredPoint point = run_point_everywhere(rt, nullptr, {k, b, c}, options);
-        if (file) write_step_samples(file->h5(), step_point_path("/replay", k, b, c), point.first_group);
+        if (file) write_gathered_point(*file, point);
       }
 
   // t_compute(1): TP-1 with its collectives ablated, on every rank at once.
@@ -95,7 +96,7 @@ void calibrate_stage(StudyRuntime& rt, ResultsFile* file) {
     for (int c : d.grid.context) {
       study_progress(rt, fmt::format("calibrate: TP-1 --no-comm b={} c={}", b, c));
       const GatheredPoint point = run_point_everywhere(rt, solo.get(), {1, b, c}, no_comm);
-      if (file) write_step_samples(file->h5(), step_point_path("/step_nocomm", 1, b, c), point.first_group);
+      if (file) write_gathered_point(*file, point);
     }
 
   // t_ar_sweep(k, ar_bytes) and the logits all-gather, around the step's payloads.

@@ -23,7 +23,7 @@ void measure_control_alone(StudyRuntime& rt, ResultsFile* file, const StepOption
       study_progress(rt, fmt::format("measure: control, TP-1 on each rank alone b={} c={}", b, c));
       const std::vector<double> alone = run_point_each_rank_alone(rt, *solo, {1, b, c}, options);
       if (file)
-        file->h5().write_dataset(fmt::format("/control/alone/b{}_c{}/t_step_us", b, c), alone,
+        file->h5().write_dataset(control_t_step_path(ControlMode::alone, b, c), alone,
                                  {static_cast<std::uint64_t>(d.iters), static_cast<std::uint64_t>(rt.ranks.size)});
     }
 }
@@ -62,10 +62,10 @@ void measure_stage(StudyRuntime& rt, ResultsFile* file) {
         study_progress(rt, fmt::format("measure: TP-{} b={} c={}", k, b, c));
         const GatheredPoint step = run_point_everywhere(rt, group.get(), {k, b, c}, options);
         if (file) {
-          write_step_samples(file->h5(), step_point_path("/step", k, b, c), step.first_group);
+          write_gathered_point(*file, step);
           // TP-1 on every rank at once is the first half of the same-node control.
           if (k == 1)
-            file->h5().write_dataset(fmt::format("/control/concurrent/b{}_c{}/t_step_us", b, c),
+            file->h5().write_dataset(control_t_step_path(ControlMode::concurrent, b, c),
                                      step.all_ranks_t_step_us,
                                      {static_cast<std::uint64_t>(d.iters), static_cast<std::uint64_t>(rt.ranks.size)});
         }
@@ -73,7 +73,7 @@ void measure_stage(StudyRuntime& rt, ResultsFile* file) {
         if (k > 1) {
           study_progress(rt, fmt::format("measure: TP-{} --no-comm b={} c={}", k, b, c));
           const GatheredPoint ablated = run_point_everywhere(rt, group.get(), {k, b, c}, no_comm);
-          if (file) write_step_samples(file->h5(), step_point_path("/step_nocomm", k, b, c), ablated.first_group);
+          if (file) write_gathered_point(*file, ablated);
         }
       }
     if (k == ascending.front()) measure_control_alone(rt, file, options);

@@ -16,7 +16,7 @@ namespace {
 
 // The all-reduce (or all-gather) fit of degree k evaluated at `bytes`: the
 // piecewise latency-bandwidth fit of the sweep's slowest-rank medians.
-double sweep_fit_us(const H5File& file, const std::string& root, int k, double bytes) {
+double sweep_fit_us(const H5File& file, SweepRoot root, int k, double bytes) {
   const SweepMedians sweep = read_sweep_medians(file, root, k);
   return fit_piecewise(sweep.bytes, sweep.time_us).predict_us(bytes);
 }
@@ -46,30 +46,30 @@ PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::str
   for (int k : r.grid.tp)
     for (int b : r.grid.batch)
       for (int c : r.grid.context) {
-        const std::string nocomm = step_point_path("/step_nocomm", 1, b, c) + "/t_step_us";
-        const std::string replay = step_point_path("/replay", k, b, c);
+        const std::string nocomm = step_point_path(StepRoot::step_nocomm, 1, b, c);
+        const std::string replay = step_point_path(StepRoot::replay, k, b, c);
         CellInputs cell;
         cell.batch = b;
         cell.context = c;
         cell.ar_bytes = static_cast<std::int64_t>(b) * w.hidden_size * w.bytes_per_element;
         cell.ag_bytes = static_cast<std::int64_t>(b) * w.vocab_size * w.bytes_per_element;
         cell.inputs = {.k = k,
-                       .t_compute1_us = slowest_rank_median(file, nocomm),
-                       .t_host_us = slowest_rank_median(file, replay + "/t_host_us"),
-                       .t_replay_us = slowest_rank_median(file, replay + "/t_step_us"),
+                       .t_compute1_us = slowest_rank_median(file, nocomm, step_dataset::t_step_us),
+                       .t_host_us = slowest_rank_median(file, replay, step_dataset::t_host_us),
+                       .t_replay_us = slowest_rank_median(file, replay, step_dataset::t_step_us),
                        .n_ar = 2 * w.layers,
-                       .t_ar_sweep_us = sweep_fit_us(file, "/sweep", k, static_cast<double>(cell.ar_bytes)),
+                       .t_ar_sweep_us = sweep_fit_us(file, SweepRoot::all_reduce, k, static_cast<double>(cell.ar_bytes)),
                        .n_ag = 1,
-                       .t_ag_sweep_us = sweep_fit_us(file, "/sweep_allgather", k, static_cast<double>(cell.ag_bytes))};
+                       .t_ag_sweep_us = sweep_fit_us(file, SweepRoot::all_gather, k, static_cast<double>(cell.ag_bytes))};
         r.calibration.push_back(cell);
-        if (k == r.grid.tp.front()) r.source.datasets.push_back(nocomm);
-        r.source.datasets.push_back(replay + "/t_step_us");
-        r.source.datasets.push_back(replay + "/t_host_us");
+        if (k == r.grid.tp.front()) r.source.datasets.push_back(step_dataset_path(nocomm, step_dataset::t_step_us));
+        r.source.datasets.push_back(step_dataset_path(replay, step_dataset::t_step_us));
+        r.source.datasets.push_back(step_dataset_path(replay, step_dataset::t_host_us));
       }
-  for (const char* root : {"/sweep", "/sweep_allgather"})
+  for (const SweepRoot root : {SweepRoot::all_reduce, SweepRoot::all_gather})
     for (int k : r.grid.tp) {
-      r.source.datasets.push_back(fmt::format("{}/k{}/bytes", root, k));
-      r.source.datasets.push_back(fmt::format("{}/k{}/time_us", root, k));
+      r.source.datasets.push_back(sweep_dataset_path(root, k, "bytes"));
+      r.source.datasets.push_back(sweep_dataset_path(root, k, "time_us"));
     }
   r.source.datasets_sha256 = datasets_sha256(file, r.source.datasets);
   r.predictions = predict_all(r.calibration);

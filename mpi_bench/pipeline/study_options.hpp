@@ -1,25 +1,29 @@
 #pragma once
-// The flags that declare a study (calibrate and run share them), kept as
-// text until every rank parses them into a StudyDeclaration.
+// The flags that declare a study (calibrate and run share them): the grid and
+// timing options every step-running command shares, plus the calibration
+// sweep length and the bootstrap seed. Kept as typed until every rank parses
+// them into a StudyDeclaration.
 #include <CLI/CLI.hpp>
 
 #include <string>
 
+#include "mpi_bench/grid_options.hpp"
 #include "mpi_bench/pipeline/study_runtime.hpp"
 
 namespace tpb {
 
 struct StudyFlags {
-  std::string model;             // --model CONFIG.json
-  std::string tp = "1,2";        // --tp LIST
-  std::string batch = "1";       // --batch LIST
-  std::string context = "128";   // --context LIST
-  std::string backend;           // --backend cpu|cuda; empty: cuda when a GPU is visible, else cpu
-  std::string layers = "0";      // --layers N; 0: the config's count
-  std::string warmup = "3";      // -w
-  std::string iters = "20";      // -n
-  std::string sweep_iters = "20";
-  std::string seed = "20240";    // bootstrap seed
+  GridOptions grid = study_grid_defaults();
+  std::string sweep_iters = "20";  // --sweep-iters
+  std::string seed = "20240";      // --seed: bootstrap seed
+
+  // A study compares TP-1 with TP-2 by default, and needs two samples for an interval.
+  static GridOptions study_grid_defaults() {
+    GridOptions g;
+    g.tp = "1,2";
+    g.min_iters = 2;
+    return g;
+  }
 };
 
 void add_study_flags(CLI::App* app, StudyFlags& flags);
@@ -29,5 +33,7 @@ StudyDeclaration parse_study_flags(const StudyFlags& flags);
 
 // --kill-switch PCT as a number; UsageError otherwise.
 double parse_kill_switch(const std::string& text);
+// kDefaultKillSwitchPct as --kill-switch spells it ("15").
+std::string default_kill_switch_text();
 
 }  // namespace tpb

@@ -8,8 +8,11 @@
 #include <vector>
 
 #include "collectives/communicator.hpp"
+#include "mpi_bench/grid_options.hpp"
 #include "mpi_bench/rank_context.hpp"
 #include "predictor/registration.hpp"
+#include "results/results_file.hpp"
+#include "results/step_point.hpp"
 #include "results/study_file.hpp"
 #include "tp_decoder/backend.hpp"
 #include "tp_decoder/model_config.hpp"
@@ -18,13 +21,9 @@
 namespace tpb {
 
 // The study as declared on the command line (calibrate, run) and stored in /study.
-struct StudyDeclaration {
-  std::string model_path;
-  Grid grid;
-  std::string backend = "cpu";  // decoder backend; the communicator follows it (cpu: mpi, cuda: nccl)
-  int layers = 0;               // 0: the config's own count
-  int warmup_iters = 3;
-  int iters = 20;
+// The grid and timing choices every step-running command makes, plus the
+// calibration sweeps and the bootstrap.
+struct StudyDeclaration : GridChoice {
   int sweep_iters = 20;
   std::uint64_t bootstrap_seed = 20240;
   int bootstrap_resamples = 2000;
@@ -46,20 +45,28 @@ StudyRuntime start_study_runtime(const StudyDeclaration& declaration);
 // The workload record of this study (config digest, sizes, sample counts).
 Workload describe_workload(const StudyRuntime& runtime);
 
-// Rank 0 reads /study from `file_path`; every rank gets the declaration.
+// Rank 0 reads /study from `file_path`; every rank gets the declaration,
+// field by field.
 StudyDeclaration broadcast_declaration(const RankContext& ranks, const std::string& file_path);
 
 // Runs `point` on every rank at once: every TP group of size point.tp
 // (`group` is this rank's), or with group == nullptr a shard replay on every
-// rank. On world rank 0, `first_group` holds group 0's samples (iterations ×
-// point.tp; for a replay, rank 0 alone) and `all_ranks_t_step_us` holds every
-// world rank's step time (iterations × world size). Empty on other ranks.
+// rank. The in-situ collective times are always measured (in separate profiled
+// iterations where timing each operation would perturb the timed ones). On
+// world rank 0, `group0` holds group 0's columns (for a replay, rank 0 alone)
+// and `all_ranks_t_step_us` every world rank's t_step (iterations × world
+// size; at TP-1 each rank's own time). Empty on other ranks.
 struct GatheredPoint {
-  StepSamples first_group;
+  std::string path;  // where the point belongs in the results file
+  StepPointRecord group0;
+  StepPointAttributes attributes;
   std::vector<double> all_ranks_t_step_us;
 };
 GatheredPoint run_point_everywhere(StudyRuntime& runtime, Communicator* group, const StepPoint& point,
                                    const StepOptions& options);
+
+// Rank 0: writes group 0's columns of the point and flushes.
+void write_gathered_point(ResultsFile& file, const GatheredPoint& point);
 
 // Runs TP-1 at `point` on one rank at a time while the others wait: on rank 0,
 // iterations × world size, column r measured with rank r alone.

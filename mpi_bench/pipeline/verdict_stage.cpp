@@ -17,8 +17,8 @@ std::vector<FormDegreeResult> verdict_stage(H5File& file, std::optional<double> 
         throw UsageError(fmt::format("--kill-switch: {} % differs from the {} % registered for {}; thresholds are "
                                      "fixed at registration",
                                      *kill_switch_pct, row.mape_threshold_pct, row.form));
-  const BootstrapOptions bootstrap{0.95, r.workload.bootstrap_resamples, r.workload.bootstrap_seed};
-  const std::vector<FormDegreeResult> results = evaluate_study(r, read_measured_cells(file, r.grid), bootstrap);
+  const std::vector<FormDegreeResult> results =
+      evaluate_study(r, read_measured_cells(file, r.grid), registered_bootstrap(r));
   write_verdicts(file, results, read_prereg(file).sha256);
   return results;
 }

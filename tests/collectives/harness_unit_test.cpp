@@ -8,6 +8,7 @@
 #include "collectives/element_codec.hpp"
 #include "collectives/sweep_harness.hpp"
 #include "common/error.hpp"
+#include "common/samples.hpp"
 
 namespace tpb {
 namespace {
@@ -31,7 +32,7 @@ TEST(SummarizeTimes, SlowestRankPerIterationThenMedian) {
   EXPECT_DOUBLE_EQ(s.rank_avg_us, 3.5);
   EXPECT_DOUBLE_EQ(s.algbw_GBps, 1000.0 / 5.0 / 1e3);
   EXPECT_DOUBLE_EQ(s.busbw_GBps, s.algbw_GBps * 1.5);
-  EXPECT_DOUBLE_EQ(median_of({4, 1, 3, 2}), 2.5);
+  EXPECT_DOUBLE_EQ(median(std::vector<double>{4, 1, 3, 2}), 2.5);
 }
 
 TEST(BusFactor, MatchesNcclTestsFormulas) {

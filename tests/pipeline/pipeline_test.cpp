@@ -40,7 +40,7 @@ StudyDeclaration tiny_study() {
   StudyDeclaration d;
   d.model_path = TPB_TINY_CONFIG;
   d.grid = {{1, 2}, {1, 2}, {8}};
-  d.backend = "cpu";
+  d.backend = BackendKind::cpu;
   d.warmup_iters = 1;
   d.iters = 6;
   d.sweep_iters = 3;
@@ -154,6 +154,34 @@ TEST_F(Pipeline, VerdictsAndReportRecomputeExactlyFromRawDatasets) {
       ++judged;
     }
   EXPECT_EQ(judged, 8);  // 4 forms × 2 degrees
+}
+
+// In every step point of the study, t_step_us is per iteration the slowest
+// rank of the column's TP group, read off t_rank_us (each rank's own time).
+TEST_F(Pipeline, StudyTStepIsTheSlowestRankOfItsGroup) {
+  if (world_rank() != 0) return;
+  const H5File file(path_, H5Mode::read_only);
+  int points = 0;
+  for (const char* root : {"/step", "/step_nocomm", "/replay"})
+    for (const auto& k_name : file.list(root))
+      for (const auto& point_name : file.list(std::string(root) + "/" + k_name)) {
+        const std::string point = std::string(root) + "/" + k_name + "/" + point_name;
+        std::vector<std::uint64_t> step_dims, rank_dims;
+        const std::vector<double> t_step = file.read_doubles(point + "/t_step_us", &step_dims);
+        const std::vector<double> t_rank = file.read_doubles(point + "/t_rank_us", &rank_dims);
+        const std::vector<std::int64_t> groups = file.read_integers(point + "/tp_group");
+        ASSERT_EQ(step_dims, rank_dims) << point;
+        ASSERT_EQ(groups.size(), rank_dims[1]) << point;
+        for (std::uint64_t i = 0; i < rank_dims[0]; ++i)
+          for (std::uint64_t r = 0; r < rank_dims[1]; ++r) {
+            double slowest = 0;
+            for (std::uint64_t q = 0; q < rank_dims[1]; ++q)
+              if (groups[q] == groups[r]) slowest = std::max(slowest, t_rank[i * rank_dims[1] + q]);
+            EXPECT_EQ(t_step[i * rank_dims[1] + r], slowest) << point << " iteration " << i << " column " << r;
+          }
+        ++points;
+      }
+  EXPECT_EQ(points, 3 * 2 * 2);  // /step, /step_nocomm and /replay, each at k ∈ {1, 2} × b ∈ {1, 2}
 }
 
 // Runs `check` and expects a UsageError whose message contains `needle`.

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include "common/error.hpp"
-#include "predictor/kill_switch.hpp"
 #include "predictor/model_forms.hpp"
 #include "predictor/verdict.hpp"
 

@@ -112,7 +112,7 @@ TEST_F(VerifyTest, InfiniteBandwidthIsAProblemButANonMeasuredNaNIsNot) {
   file->mark_complete();
   EXPECT_EQ(first_problem(), "/sweep/k2/busbw_GBps: element 1 is inf (a measured time or rate must be finite)");
   file->h5().write_dataset("/sweep/k2/busbw_GBps", std::vector<double>{1, 2, 3}, {3});
-  file->h5().write_dataset("/sweep/k2/fit_residual", std::vector<double>{std::nan(""), 0, 0}, {3});
+  file->h5().write_dataset("/sweep/k2/count", std::vector<double>{std::nan(""), 0, 0}, {3});
   EXPECT_EQ(first_problem(), "ok");
 }
 
@@ -182,9 +182,32 @@ TEST_F(VerifyTest, AWrongSchemaVersionIsUnreadableEvenWithAllowIncomplete) {
   file->mark_complete();
   const VerifyResult result = verify_results_file(path_);
   EXPECT_TRUE(result.unreadable());
-  EXPECT_EQ(result.summary(), fmt::format("{}: /meta schema_version is {}, this tpbench reads version {}", path_,
-                                          kSchemaVersion + 1, kSchemaVersion));
+  EXPECT_EQ(result.summary(), fmt::format("{}: /meta schema_version is {}, this tpbench reads versions {} and {}",
+                                          path_, kSchemaVersion + 1, kSchemaVersion, kPreviousSchemaVersion));
   EXPECT_THROW(require_verified_results(path_, true), UsageError);
+}
+
+TEST_F(VerifyTest, ThePreviousSchemaVersionIsRead) {
+  auto file = sweep_file();
+  H5Handle meta = file->h5().group("/meta");
+  write_attribute(meta.id(), "schema_version", kPreviousSchemaVersion);
+  file->mark_complete();
+  const VerifyResult result = verify_results_file(path_);
+  EXPECT_TRUE(result.ok()) << result.summary();
+  EXPECT_EQ(result.schema_version, kPreviousSchemaVersion);
+}
+
+TEST_F(VerifyTest, ADatasetOrGroupTheSchemaDoesNotNameIsFlagged) {
+  auto file = sweep_file();
+  file->h5().write_dataset("/sweep/k2/time_p99_us", std::vector<double>{1, 2, 3}, {3});
+  file->mark_complete();
+  EXPECT_EQ(first_problem(), fmt::format("/sweep/k2/time_p99_us: not a dataset the results schema (version {}) names",
+                                         kSchemaVersion));
+  std::filesystem::remove(path_);
+  auto other = sweep_file();
+  other->h5().group("/scratch");
+  other->mark_complete();
+  EXPECT_EQ(first_problem(), fmt::format("/scratch: not a group the results schema (version {}) names", kSchemaVersion));
 }
 
 TEST_F(VerifyTest, AMissingMetaAttributeIsNamed) {

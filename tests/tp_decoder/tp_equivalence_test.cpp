@@ -170,12 +170,21 @@ TEST(StepOutput, GathersEveryRankAndWritesTheLayout) {
     StepRunInfo info{"cpu", StepPoint{tp, 3, 17}, StepOptions{}, false};
     info.options.no_comm = true;
     write_model_config(file, config);
-    write_step_point(file, info, config, record);
+    write_step_point(file, step_point_path(info), record, step_point_attributes(info, config, mine));
   }
   H5File file(path, H5Mode::read_only);
   std::vector<std::uint64_t> dims;
-  file.read_doubles("/step_nocomm/k" + std::to_string(tp) + "/b3_c17/t_step_us", &dims);
+  const std::vector<double> t_step = file.read_doubles("/step_nocomm/k" + std::to_string(tp) + "/b3_c17/t_step_us", &dims);
   EXPECT_EQ(dims, (std::vector<std::uint64_t>{4, static_cast<std::uint64_t>(size)}));
+  // As stored: t_step_us is the maximum of t_rank_us over the column's group.
+  const std::vector<double> t_rank = file.read_doubles("/step_nocomm/k" + std::to_string(tp) + "/b3_c17/t_rank_us");
+  ASSERT_EQ(t_rank.size(), t_step.size());
+  for (int i = 0; i < 4; ++i)
+    for (int r = 0; r < size; ++r) {
+      const auto row = t_rank.begin() + static_cast<std::ptrdiff_t>(i) * size;
+      EXPECT_EQ(t_step[static_cast<std::size_t>(i * size + r)],
+                *std::max_element(row + (r / tp) * tp, row + (r / tp + 1) * tp));
+    }
   H5Handle point = file.open_object("/step_nocomm/k" + std::to_string(tp) + "/b3_c17");
   EXPECT_EQ(read_integer_attribute(point.id(), "no_comm"), 1);
   EXPECT_EQ(read_integer_attribute(point.id(), "layers"), 2);

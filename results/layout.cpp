@@ -1,0 +1,83 @@
+#include "results/layout.hpp"
+
+#include <fmt/format.h>
+
+#include <regex>
+
+namespace tpb {
+
+bool readable_schema_version(std::int64_t version) {
+  return version == kSchemaVersion || version == kPreviousSchemaVersion;
+}
+
+std::string unreadable_schema_message(std::int64_t version) {
+  return fmt::format("/meta schema_version is {}, this tpbench reads versions {} and {}", version, kSchemaVersion,
+                     kPreviousSchemaVersion);
+}
+
+std::string step_root_path(StepRoot root) {
+  switch (root) {
+    case StepRoot::step: return "/step";
+    case StepRoot::step_nocomm: return "/step_nocomm";
+    case StepRoot::step_graph: return "/step_graph";
+    case StepRoot::step_graph_nocomm: return "/step_graph_nocomm";
+    case StepRoot::replay: return "/replay";
+  }
+  return "/step";
+}
+
+StepRoot step_root_for(bool replay, bool graph, bool no_comm) {
+  if (replay) return StepRoot::replay;
+  if (graph) return no_comm ? StepRoot::step_graph_nocomm : StepRoot::step_graph;
+  return no_comm ? StepRoot::step_nocomm : StepRoot::step;
+}
+
+std::string step_point_path(StepRoot root, int k, int batch, int context) {
+  return fmt::format("{}/k{}/b{}_c{}", step_root_path(root), k, batch, context);
+}
+
+std::string step_dataset_path(const std::string& point_path, const char* dataset) {
+  return point_path + "/" + dataset;
+}
+
+std::string phase_dataset_path(const std::string& point_path, std::string_view phase_name) {
+  return fmt::format("{}/{}/{}_us", point_path, step_dataset::phase_group, phase_name);
+}
+
+std::string control_t_step_path(ControlMode mode, int batch, int context) {
+  return fmt::format("/control/{}/b{}_c{}/{}", mode == ControlMode::concurrent ? "concurrent" : "alone", batch,
+                     context, step_dataset::t_step_us);
+}
+
+std::string sweep_root_path(SweepRoot root) { return root == SweepRoot::all_reduce ? "/sweep" : "/sweep_allgather"; }
+
+std::string sweep_group_path(SweepRoot root, int k) { return fmt::format("{}/k{}", sweep_root_path(root), k); }
+
+std::string sweep_dataset_path(SweepRoot root, int k, const char* dataset) {
+  return sweep_group_path(root, k) + "/" + dataset;
+}
+
+std::string verdict_group_path(std::string_view form, int k) {
+  return fmt::format("{}/{}/k{}", kVerdictGroup, form, k);
+}
+
+bool schema_names(const std::string& path, bool is_group) {
+  // Groups: every prefix of a dataset path below, plus the attribute-only groups.
+  static const std::regex groups(
+      R"(^/(meta|config|study|prereg|membw|d2d|control|control/(concurrent|alone)|control/(concurrent|alone)/b[0-9]+_c[0-9]+)"
+      R"(|(step|step_nocomm|step_graph|step_graph_nocomm|replay)(/k[0-9]+(/b[0-9]+_c[0-9]+(/phase)?)?)?)"
+      R"(|(sweep|sweep_allgather)(/k[0-9]+)?|verdict(/[a-z_]+(/k[0-9]+)?)?)$)");
+  static const std::regex datasets(
+      R"(^/(prereg/predictions_json|membw/read_GBps|d2d/copy_GBps)"
+      R"(|control/(concurrent|alone)/b[0-9]+_c[0-9]+/t_step_us)"
+      R"(|(step|step_nocomm|step_graph|step_graph_nocomm|replay)/k[0-9]+/b[0-9]+_c[0-9]+/)"
+      R"((t_step_us|t_rank_us|t_host_us|t_ar_insitu_us|t_ag_insitu_us|tp_group|phase/[a-z_]+_us))"
+      R"(|(sweep|sweep_allgather)/k[0-9]+/(bytes|count|time_us|time_inplace_us|time_median_us|time_inplace_median_us)"
+      R"(|algbw_GBps|busbw_GBps|algbw_inplace_GBps|busbw_inplace_GBps|wrong|wrong_inplace|wrong_per_rank)"
+      R"(|wrong_inplace_per_rank|slowest_group|slowest_group_inplace))"
+      R"(|verdict/[a-z_]+/k[0-9]+/(batch|context|predicted_t_step_us|measured_t_step_us|measured_ci_low_us)"
+      R"(|measured_ci_high_us|signed_error_pct|localizing_term))$)");
+  return std::regex_match(path, is_group ? groups : datasets);
+}
+
+}  // namespace tpb

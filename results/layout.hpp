@@ -1,0 +1,73 @@
+#pragma once
+// The results file layout: every group and dataset a tpbench file may hold,
+// named here and nowhere else. Writers and readers build paths with these
+// functions; `verify` asks schema_names() whether a path belongs. What each
+// dataset means is defined once, in docs/MEASUREMENT.md.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace tpb {
+
+// Bumped whenever a dataset's name, shape or meaning changes.
+//   2: study points hold t_rank_us (each rank's own time) beside t_step_us (the
+//      slowest rank of the column's TP group), like step files; version 1 study
+//      files stored each rank's own time under t_step_us.
+inline constexpr std::int64_t kSchemaVersion = 2;
+// The version before: readers still accept it (its datasets reduce to the same
+// quantities: the slowest rank of group 0 is the maximum over its columns).
+inline constexpr std::int64_t kPreviousSchemaVersion = 1;
+bool readable_schema_version(std::int64_t version);
+// "FILE: /meta schema_version is 7, this tpbench reads versions 2 and 1"
+std::string unreadable_schema_message(std::int64_t version);
+
+inline constexpr const char* kMetaGroup = "/meta";
+inline constexpr const char* kConfigGroup = "/config";
+inline constexpr const char* kStudyGroup = "/study";
+inline constexpr const char* kPreregGroup = "/prereg";
+inline constexpr const char* kPreregText = "/prereg/predictions_json";
+inline constexpr const char* kMembwGroup = "/membw";
+inline constexpr const char* kMembwReadGBps = "/membw/read_GBps";  // (passes × ranks)
+inline constexpr const char* kD2dGroup = "/d2d";
+inline constexpr const char* kD2dCopyGBps = "/d2d/copy_GBps";  // (passes × ranks)
+
+// Where a step point was measured: the decode step, its ablations, or a
+// single-device shard replay.
+enum class StepRoot { step, step_nocomm, step_graph, step_graph_nocomm, replay };
+std::string step_root_path(StepRoot root);  // "/step", "/step_nocomm", ...
+StepRoot step_root_for(bool replay, bool graph, bool no_comm);
+
+// {root}/k{K}/b{B}_c{C}: one (k, batch, context) point.
+std::string step_point_path(StepRoot root, int k, int batch, int context);
+
+// Datasets of a step point (iterations × ranks unless stated).
+namespace step_dataset {
+inline constexpr const char* t_step_us = "t_step_us";            // slowest rank of the column's TP group
+inline constexpr const char* t_rank_us = "t_rank_us";            // the column's own rank
+inline constexpr const char* t_host_us = "t_host_us";            // start to the end of issuing the step
+inline constexpr const char* t_ar_insitu_us = "t_ar_insitu_us";  // inside the all-reduce calls, when measured
+inline constexpr const char* t_ag_insitu_us = "t_ag_insitu_us";  // inside the logits all-gather, when measured
+inline constexpr const char* tp_group = "tp_group";              // (ranks) the TP group of each column
+inline constexpr const char* phase_group = "phase";              // phase/{name}_us, when measured
+}  // namespace step_dataset
+std::string step_dataset_path(const std::string& point_path, const char* dataset);
+std::string phase_dataset_path(const std::string& point_path, std::string_view phase_name);
+
+// The same-node control: TP-1 on every rank at once, and each rank alone.
+enum class ControlMode { concurrent, alone };
+std::string control_t_step_path(ControlMode mode, int batch, int context);
+
+// Collective sweeps: /sweep (all-reduce) and /sweep_allgather, one group per k.
+enum class SweepRoot { all_reduce, all_gather };
+std::string sweep_root_path(SweepRoot root);
+std::string sweep_group_path(SweepRoot root, int k);
+std::string sweep_dataset_path(SweepRoot root, int k, const char* dataset);
+
+// /verdict/{form}/k{K}
+inline constexpr const char* kVerdictGroup = "/verdict";
+std::string verdict_group_path(std::string_view form, int k);
+
+// Whether the schema names `path` (a group when `is_group`, else a dataset).
+bool schema_names(const std::string& path, bool is_group);
+
+}  // namespace tpb

@@ -1,0 +1,130 @@
+#include "results/step_point.hpp"
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "common/samples.hpp"
+#include "predictor/statistics.hpp"
+#include "results/layout.hpp"
+
+namespace tpb {
+namespace {
+
+void write_matrix(H5File& file, const std::string& path, const std::vector<double>& values, int iters, int ranks) {
+  if (values.empty()) return;
+  file.write_dataset(path, values, {static_cast<std::uint64_t>(iters), static_cast<std::uint64_t>(ranks)});
+}
+
+// Group 0's columns of an iterations × ranks dataset: those whose tp_group is
+// 0, or every column when the point has no tp_group (schema 1 study points
+// held group 0 alone).
+std::vector<double> group0_columns(const H5File& file, const std::string& point_path, const char* dataset,
+                                   std::uint64_t* columns) {
+  const std::string path = step_dataset_path(point_path, dataset);
+  std::vector<std::uint64_t> dims;
+  const std::vector<double> values = file.read_doubles(path, &dims);
+  TPB_CHECK(dims.size() == 2, fmt::format("{}: expected iterations × ranks, found {} dimensions", path, dims.size()));
+  const std::string groups_path = step_dataset_path(point_path, step_dataset::tp_group);
+  std::uint64_t count = dims[1];
+  if (file.exists(groups_path)) {
+    const std::vector<std::int64_t> groups = file.read_integers(groups_path);
+    count = 0;
+    while (count < groups.size() && groups[count] == 0) ++count;  // groups are consecutive ranks
+  }
+  *columns = count;
+  return select_columns(values, dims[1], 0, count);
+}
+
+}  // namespace
+
+StepPointRecord record_columns(const StepPointRecord& r, int first, int count) {
+  StepPointRecord out;
+  out.iters = r.iters;
+  out.ranks = count;
+  const auto columns = [&](const std::vector<double>& m) {
+    return m.empty() ? m
+                     : select_columns(m, static_cast<std::size_t>(r.ranks), static_cast<std::size_t>(first),
+                                      static_cast<std::size_t>(count));
+  };
+  out.t_step_us = columns(r.t_step_us);
+  out.t_rank_us = columns(r.t_rank_us);
+  out.t_host_us = columns(r.t_host_us);
+  out.t_ar_insitu_us = columns(r.t_ar_insitu_us);
+  out.t_ag_insitu_us = columns(r.t_ag_insitu_us);
+  for (const auto& [name, matrix] : r.phase_us) out.phase_us.emplace_back(name, columns(matrix));
+  out.tp_group.assign(r.tp_group.begin() + first, r.tp_group.begin() + first + count);
+  return out;
+}
+
+void write_step_point(H5File& file, const std::string& path, const StepPointRecord& record,
+                      const StepPointAttributes& a) {
+  const int iters = record.iters;
+  const int ranks = record.ranks;
+  namespace d = step_dataset;
+  write_matrix(file, step_dataset_path(path, d::t_step_us), record.t_step_us, iters, ranks);
+  write_matrix(file, step_dataset_path(path, d::t_rank_us), record.t_rank_us, iters, ranks);
+  write_matrix(file, step_dataset_path(path, d::t_host_us), record.t_host_us, iters, ranks);
+  write_matrix(file, step_dataset_path(path, d::t_ar_insitu_us), record.t_ar_insitu_us, iters, ranks);
+  write_matrix(file, step_dataset_path(path, d::t_ag_insitu_us), record.t_ag_insitu_us, iters, ranks);
+  for (const auto& [name, matrix] : record.phase_us)
+    write_matrix(file, phase_dataset_path(path, name), matrix, iters, ranks);
+  file.write_dataset(step_dataset_path(path, d::tp_group), record.tp_group,
+                     {static_cast<std::uint64_t>(record.tp_group.size())});
+
+  H5Handle group = file.group(path);
+  const hid_t g = group.id();
+  write_attribute(g, "tp", std::int64_t{a.tp});
+  write_attribute(g, "batch", std::int64_t{a.batch});
+  write_attribute(g, "context", std::int64_t{a.context});
+  write_attribute(g, "layers", std::int64_t{a.layers});
+  write_attribute(g, "layers_in_file", std::int64_t{a.layers_in_file});
+  write_attribute(g, "model", a.model);
+  write_attribute(g, "backend", a.backend);
+  write_attribute(g, "device", a.device);
+  write_attribute(g, "dtype", a.dtype);
+  write_attribute(g, "activation_dtype", a.activation_dtype);
+  write_attribute(g, "ar_bytes", a.ar_bytes);
+  write_attribute(g, "n_ar", a.n_ar);
+  write_attribute(g, "no_comm", std::int64_t{a.no_comm ? 1 : 0});
+  write_attribute(g, "graph", std::int64_t{a.graph ? 1 : 0});
+  write_attribute(g, "profile", std::int64_t{a.profile ? 1 : 0});
+  write_attribute(g, "timers", std::int64_t{a.timers ? 1 : 0});
+  if (a.collectives_profiled_separately) write_attribute(g, "collectives_profiled_separately", std::int64_t{1});
+  write_attribute(g, "warmup", std::int64_t{a.warmup});
+  write_attribute(g, "iters", std::int64_t{a.iters});
+  write_attribute(g, "seed", a.seed);
+  write_attribute(g, "weight_bytes_per_step", a.weight_bytes_per_step);
+  if (a.no_comm && a.tp > 1)
+    write_attribute(g, "numerics", std::string("wrong by design: collectives skipped (--no-comm)"));
+  if (a.check) {
+    const StepPointCheck& c = *a.check;
+    write_attribute(g, "check_compared_with_tp1", std::int64_t{c.compared_with_tp1 ? 1 : 0});
+    write_attribute(g, "check_max_abs_logit_diff", c.max_abs_logit_diff);
+    write_attribute(g, "check_max_abs_logit", c.max_abs_logit);
+    write_attribute(g, "check_tolerance", c.tolerance);
+    write_attribute(g, "check_tolerance_reason", c.tolerance_reason);
+    write_attribute(g, "check_passed", std::int64_t{c.passed ? 1 : 0});
+  }
+}
+
+std::vector<double> group0_slowest_per_iteration(const H5File& file, const std::string& point_path,
+                                                 const char* dataset) {
+  std::uint64_t columns = 0;
+  const std::vector<double> values = group0_columns(file, point_path, dataset, &columns);
+  return slowest_rank_per_iteration(values, columns);
+}
+
+std::optional<double> collective_median_us(const H5File& file, const std::string& point_path) {
+  std::uint64_t columns = 0;
+  std::vector<double> total;
+  for (const char* name : {step_dataset::t_ar_insitu_us, step_dataset::t_ag_insitu_us}) {
+    if (!file.exists(step_dataset_path(point_path, name))) continue;
+    const std::vector<double> values = group0_columns(file, point_path, name, &columns);
+    if (total.empty()) total.assign(values.size(), 0.0);
+    for (std::size_t i = 0; i < values.size(); ++i) total[i] += values[i];
+  }
+  if (total.empty()) return std::nullopt;  // not measured: absent, never 0
+  return median(slowest_rank_per_iteration(total, columns));
+}
+
+}  // namespace tpb

@@ -1,0 +1,77 @@
+#pragma once
+// One collective sweep of one TP degree as stored: the record the sweep
+// command and the study's calibration fill, and the one writer.
+//
+//   /sweep/k{K} (all-reduce), /sweep_allgather/k{K} (all-gather):
+//   bytes, count                      (n_sizes)                      int64
+//   time_us, time_inplace_us          (n_sizes x iters x world ranks) every sample
+//   time_median_us, time_inplace_median_us, algbw_GBps, busbw_GBps,
+//   algbw_inplace_GBps, busbw_inplace_GBps                           (n_sizes) slowest group
+//   wrong, wrong_inplace, slowest_group, slowest_group_inplace        (n_sizes) int64
+//   wrong_per_rank, wrong_inplace_per_rank                            (n_sizes x world ranks)
+// and the attributes: parameters (glibc_tunables included), fit_alpha_us, fit_beta_GBps, fit_r2,
+// fit_residual_us, piecewise_* per segment; without fits, fit_skipped (the reason) instead.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "predictor/latency_bandwidth_fit.hpp"
+#include "predictor/piecewise_fit.hpp"
+#include "results/h5_file.hpp"
+#include "results/layout.hpp"
+
+namespace tpb {
+
+struct SweepFits {
+  LatencyBandwidthFit line;  // t(n) = alpha + n/beta over every size
+  PiecewiseFit piecewise;    // the same model per segment, breakpoints from the data
+};
+
+// Run parameters recorded next to the data (what nccl-tests prints in its header).
+struct SweepParameters {
+  int warmup_iters = 0;
+  int check_iters = 0;
+  int graph_calls = 0;
+  bool blocking = false;
+  std::size_t bandwidth_cliff_bytes = 0;  // 0: none detected
+  // GLIBC_TUNABLES as the ranks saw it: malloc tuning moves large MPI
+  // all-reduce times tenfold (the 32 MiB cliff).
+  std::string glibc_tunables = "(unset)";
+};
+
+// World rank 0's view of one sweep of one TP degree.
+struct SweepGroupRecord {
+  std::string operation;  // "all_reduce", "all_gather"
+  std::string backend;    // the communicator
+  std::string datatype;
+  int k = 1;
+  int n_groups = 1;
+  int world_size = 1;
+  int iters = 0;
+  double bus_factor = 0;
+  std::vector<std::int64_t> bytes;
+  std::vector<std::int64_t> counts;
+  std::vector<double> time_us;  // [size][iteration][world rank]
+  std::vector<double> time_inplace_us;
+  std::vector<double> time_median_us;  // the slowest group's, per size
+  std::vector<double> time_inplace_median_us;
+  std::vector<double> algbw_GBps;
+  std::vector<double> busbw_GBps;
+  std::vector<double> algbw_inplace_GBps;
+  std::vector<double> busbw_inplace_GBps;
+  std::vector<std::int64_t> wrong;  // wrong elements summed over every rank, per size
+  std::vector<std::int64_t> wrong_inplace;
+  std::vector<std::int64_t> wrong_per_rank;  // [size][world rank]
+  std::vector<std::int64_t> wrong_inplace_per_rank;
+  std::vector<std::int64_t> slowest_group;  // which group was slowest, per size
+  std::vector<std::int64_t> slowest_group_inplace;
+  std::string fit_skipped;  // why there are no fits (a sweep of one size); empty when fitted
+};
+
+// Writes (or replaces) the sweep group of `root` and record.k; without fits,
+// the attribute fit_skipped holds record.fit_skipped instead of the fits.
+void write_sweep_group(H5File& file, SweepRoot root, const SweepGroupRecord& record,
+                       const std::optional<SweepFits>& fits, const SweepParameters& parameters);
+
+}  // namespace tpb
