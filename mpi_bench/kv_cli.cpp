@@ -10,7 +10,7 @@
 #include <fstream>
 #include <limits>
 
-#include "common/cuda_info.hpp"
+#include "common/choices.hpp"
 #include "common/error.hpp"
 #include "common/parse.hpp"
 #include "mpi_bench/memory_ledger.hpp"
@@ -54,12 +54,6 @@ std::vector<std::int64_t> lengths_from_file(const std::string& path) {
   if (in.bad()) throw UsageError(fmt::format("--lengths: cannot read lengths file '{}'", path));
   if (lengths.empty()) throw UsageError(fmt::format("--lengths: '{}' holds no lengths", path));
   return lengths;
-}
-
-std::string default_backend() {
-  const std::vector<std::string> names = backend_names();
-  const bool cuda_built = std::find(names.begin(), names.end(), "cuda") != names.end();
-  return cuda_built && query_cuda_info().device_count > 0 ? "cuda" : "cpu";
 }
 
 double parse_reserve_pct(const std::string& text) {
@@ -133,9 +127,7 @@ KvCliPlan parse_kv_cli(const KvCliOptions& o) {
   plan.blocks = parse_int_list("--block", o.block, 1);
   plan.reserve_pct = parse_reserve_pct(o.reserve_pct);
   plan.table_entry_bytes = parse_integer("--table-entry-bytes", o.table_entry_bytes, 1);
-  plan.backend = o.backend.empty() ? default_backend() : o.backend;
-  if (plan.backend != "cpu" && plan.backend != "cuda")
-    throw UsageError(fmt::format("--backend: invalid value '{}' (expected cpu or cuda)", plan.backend));
+  plan.backend = o.backend.empty() ? default_backend_kind() : parse_backend_kind("--backend", o.backend);
 
   plan.config = load_model_config(o.model);
   for (int k : plan.tp)

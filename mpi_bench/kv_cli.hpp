@@ -41,7 +41,7 @@ struct KvCliPlan {
   double reserve_pct = 10;
   ElementType dtype = ElementType::bf16;
   std::string dtype_source;
-  std::string backend;
+  BackendKind backend = BackendKind::cpu;
   std::int64_t table_entry_bytes = 4;
 };
 

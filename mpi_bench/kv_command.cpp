@@ -48,7 +48,7 @@ int run_kv(const KvCliOptions& o, const Invocation& invocation) {
   KvAnswer answer;
   validate_collectively(MPI_COMM_WORLD, [&] {
     plan = parse_kv_cli(o);
-    ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.backend == "cuda" && o.mem_per_device.empty());
+    ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.backend == BackendKind::cuda && o.mem_per_device.empty());
     budget = memory_budget(o.mem_per_device, plan.backend, ranks);
     answer = answer_kv_question(kv_question(plan, budget));
   });
@@ -63,7 +63,7 @@ int run_kv(const KvCliOptions& o, const Invocation& invocation) {
   labels.file = KvLabels{plan.config.name, to_string(plan.dtype), plan.dtype_source, budget.source,
                          plan.lengths_source};
   labels.bytes_per_token_source = plan.bytes_per_token_source;
-  labels.estimator = fmt::format("{} backend buffers at {}", plan.backend, to_string(plan.dtype));
+  labels.estimator = fmt::format("{} backend buffers at {}", to_string(plan.backend), to_string(plan.dtype));
   if (results) {
     write_model_config(results->h5(), plan.config);
     write_kv_answer(results->h5(), answer, labels.file);

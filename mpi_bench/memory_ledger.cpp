@@ -55,10 +55,10 @@ MemoryBudget device_memory_budget(const DeviceMemory& device, int ranks_on_devic
                                   ranks_on_device == 1 ? "" : "s")};
 }
 
-MemoryBudget memory_budget(const std::string& mem_per_device, const std::string& backend, const RankContext& ranks) {
+MemoryBudget memory_budget(const std::string& mem_per_device, BackendKind backend, const RankContext& ranks) {
   if (!mem_per_device.empty()) return mem_per_device_budget(mem_per_device);
   MemoryBudget budget;
-  if (backend == "cuda") {
+  if (backend == BackendKind::cuda) {
     const std::optional<DeviceMemory> device = query_device_memory();
     if (!device)
       throw UsageError("--mem-per-device: not given, and no CUDA device is visible to size the budget from");

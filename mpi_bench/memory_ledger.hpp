@@ -33,9 +33,9 @@ MemoryBudget host_memory_budget(const HostMemory& host, int ranks_on_node);
 MemoryBudget device_memory_budget(const DeviceMemory& device, int ranks_on_device);
 
 // The budget of this rank: --mem-per-device when given (non-empty), else the
-// host's or the device's availability for `backend` ("cpu" or "cuda").
+// host's or the device's availability for `backend`.
 // UsageError when the figure is 0 or, on cuda, no device is visible.
-MemoryBudget memory_budget(const std::string& mem_per_device, const std::string& backend, const RankContext& ranks);
+MemoryBudget memory_budget(const std::string& mem_per_device, BackendKind backend, const RankContext& ranks);
 
 // The pre-allocation check: nullopt when the estimate fits the budget,
 // otherwise one line (for a UsageError) naming the point, what it needs term

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "results/layout.hpp"
+
 namespace tpb {
 namespace {
 
@@ -66,13 +68,10 @@ void write_degree(H5File& file, const KvDegreeAnswer& d, std::size_t contexts, s
 
 }  // namespace
 
-std::string kv_block_path(int block_tokens) { return fmt::format("/kv/blocks/b{}", block_tokens); }
-std::string kv_degree_path(int k) { return fmt::format("/kv/tp/k{}", k); }
-
 void write_kv_answer(H5File& file, const KvAnswer& answer, const KvLabels& labels) {
   const KvQuestion& q = answer.question;
   {
-    H5Handle group = file.group("/kv");
+    H5Handle group = file.group(kKvGroup);
     const hid_t g = group.id();
     write_attribute(g, "model", labels.model);
     write_attribute(g, "dtype", labels.dtype);
@@ -85,9 +84,9 @@ void write_kv_answer(H5File& file, const KvAnswer& answer, const KvLabels& label
     write_attribute(g, "reserve_pct", q.reserve_pct);
     write_attribute(g, "lengths_source", labels.lengths_source);
   }
-  write_column(file, "/kv/lengths", q.lengths);
-  write_column(file, "/kv/contexts", std::vector<std::int64_t>(q.contexts.begin(), q.contexts.end()));
-  write_column(file, "/kv/block_tokens", std::vector<std::int64_t>(q.blocks.begin(), q.blocks.end()));
+  write_column(file, kv_dataset_path("lengths"), q.lengths);
+  write_column(file, kv_dataset_path("contexts"), std::vector<std::int64_t>(q.contexts.begin(), q.contexts.end()));
+  write_column(file, kv_dataset_path("block_tokens"), std::vector<std::int64_t>(q.blocks.begin(), q.blocks.end()));
   for (const PagedAllocation& paged : answer.paged) write_paged(file, paged);
   for (const KvDegreeAnswer& degree : answer.degrees) write_degree(file, degree, q.contexts.size(), q.blocks.size());
 }

@@ -31,8 +31,5 @@ struct KvLabels {
 
 void write_kv_answer(H5File& file, const KvAnswer& answer, const KvLabels& labels);
 
-// "/kv/blocks/b16", "/kv/tp/k2"
-std::string kv_block_path(int block_tokens);
-std::string kv_degree_path(int k);
 
 }  // namespace tpb

@@ -57,6 +57,10 @@ std::string sweep_dataset_path(SweepRoot root, int k, const char* dataset) {
   return sweep_group_path(root, k) + "/" + dataset;
 }
 
+std::string kv_dataset_path(const char* dataset) { return fmt::format("{}/{}", kKvGroup, dataset); }
+std::string kv_block_path(int block_tokens) { return fmt::format("{}/blocks/b{}", kKvGroup, block_tokens); }
+std::string kv_degree_path(int k) { return fmt::format("{}/tp/k{}", kKvGroup, k); }
+
 std::string verdict_group_path(std::string_view form, int k) {
   return fmt::format("{}/{}/k{}", kVerdictGroup, form, k);
 }
@@ -66,7 +70,7 @@ bool schema_names(const std::string& path, bool is_group) {
   static const std::regex groups(
       R"(^/(meta|config|study|prereg|membw|d2d|control|control/(concurrent|alone)|control/(concurrent|alone)/b[0-9]+_c[0-9]+)"
       R"(|(step|step_nocomm|step_graph|step_graph_nocomm|replay)(/k[0-9]+(/b[0-9]+_c[0-9]+(/phase)?)?)?)"
-      R"(|(sweep|sweep_allgather)(/k[0-9]+)?|verdict(/[a-z_]+(/k[0-9]+)?)?)$)");
+      R"(|(sweep|sweep_allgather)(/k[0-9]+)?|verdict(/[a-z_]+(/k[0-9]+)?)?|kv(/blocks(/b[0-9]+)?|/tp(/k[0-9]+)?)?)$)");
   static const std::regex datasets(
       R"(^/(prereg/predictions_json|membw/read_GBps|d2d/copy_GBps)"
       R"(|control/(concurrent|alone)/b[0-9]+_c[0-9]+/t_step_us)"
@@ -76,7 +80,9 @@ bool schema_names(const std::string& path, bool is_group) {
       R"(|algbw_GBps|busbw_GBps|algbw_inplace_GBps|busbw_inplace_GBps|wrong|wrong_inplace|wrong_per_rank)"
       R"(|wrong_inplace_per_rank|slowest_group|slowest_group_inplace))"
       R"(|verdict/[a-z_]+/k[0-9]+/(batch|context|predicted_t_step_us|measured_t_step_us|measured_ci_low_us)"
-      R"(|measured_ci_high_us|signed_error_pct|localizing_term))$)");
+      R"(|measured_ci_high_us|signed_error_pct|localizing_term))"
+      R"(|kv/(lengths|contexts|block_tokens)|kv/tp/k[0-9]+/admissible_sequences)"
+      R"(|kv/blocks/b[0-9]+/(tokens|payload_bytes|allocated_bytes|tail_waste_bytes|table_entries))$)");
   return std::regex_match(path, is_group ? groups : datasets);
 }
 

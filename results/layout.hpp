@@ -63,6 +63,13 @@ std::string sweep_root_path(SweepRoot root);
 std::string sweep_group_path(SweepRoot root, int k);
 std::string sweep_dataset_path(SweepRoot root, int k, const char* dataset);
 
+// `mpi_bench kv`: /kv (the question's lengths, contexts, block sizes),
+// /kv/blocks/b{B} (paged allocation per block size), /kv/tp/k{K} (capacity).
+inline constexpr const char* kKvGroup = "/kv";
+std::string kv_dataset_path(const char* dataset);
+std::string kv_block_path(int block_tokens);
+std::string kv_degree_path(int k);
+
 // /verdict/{form}/k{K}
 inline constexpr const char* kVerdictGroup = "/verdict";
 std::string verdict_group_path(std::string_view form, int k);

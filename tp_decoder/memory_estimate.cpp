@@ -61,7 +61,7 @@ MemoryTerms plan_terms(const ModelConfig& config, const ShardPlan& plan, const M
   t.weights.fixed = weight_bytes_resident(config, plan, types.weight) + rope_table_bytes(plan);
   t.kv_cache.per_sequence_token = kv_bytes_per_sequence_token(config, plan, types);
   t.activations.per_sequence = activation_bytes_per_sequence(plan, types);
-  if (setup.backend == "cpu") {
+  if (setup.backend == BackendKind::cpu) {
     // Attention scores, (b × q_heads, c + 1) f32, and the RoPE cos|sin row.
     t.workspaces.per_sequence_token = std::int64_t{plan.q_heads} * 4;
     t.workspaces.fixed = std::int64_t{plan.head_dim} * 4;
@@ -79,24 +79,20 @@ MemoryTerms plan_terms(const ModelConfig& config, const ShardPlan& plan, const M
 
 }  // namespace
 
-MemoryTypes backend_memory_types(const std::string& backend) {
-  if (backend == "cpu") return MemoryTypes{};
-  if (backend == "cuda") return dtype_memory_types(ElementType::bf16);
-  throw UsageError(fmt::format("--backend: invalid value '{}' (expected cpu or cuda)", backend));
+MemoryTypes backend_memory_types(BackendKind backend) {
+  return backend == BackendKind::cpu ? MemoryTypes{} : dtype_memory_types(ElementType::bf16);
 }
 
 MemoryTypes dtype_memory_types(ElementType dtype) { return MemoryTypes{dtype, dtype, dtype, ElementType::f32}; }
 
 MemoryTerms memory_terms(const ModelConfig& config, const MemorySetup& setup) {
-  if (setup.backend != "cpu" && setup.backend != "cuda")
-    throw UsageError(fmt::format("--backend: invalid value '{}' (expected cpu or cuda)", setup.backend));
   if (const std::string problem = shard_plan_problem(config, setup.tp); !problem.empty()) throw UsageError(problem);
   const ShardPlan plan = make_shard_plan(config, setup.tp, 0);
   MemoryTerms terms = plan_terms(config, plan, setup);
 
   if (setup.tp > 1 && setup.collectives) {
     const std::int64_t act = bytes_of(setup.types.activation);
-    if (setup.backend == "cpu") {
+    if (setup.backend == BackendKind::cpu) {
       // Open MPI's all-reduce of the in-place partial sum (b × hidden) works
       // through a temporary of the message's size (recursive doubling or ring).
       terms.comm_buffers.per_sequence = std::int64_t{plan.hidden} * act;
@@ -114,7 +110,7 @@ MemoryTerms memory_terms(const ModelConfig& config, const MemorySetup& setup) {
     add(terms.weights, tp1.weights);
     add(terms.kv_cache, tp1.kv_cache);
     add(terms.activations, tp1.activations);
-    if (setup.backend == "cpu") {
+    if (setup.backend == BackendKind::cpu) {
       terms.workspaces = tp1.workspaces;
       terms.workspaces.per_sequence = 3 * host_logits_bytes(plan1);
     } else

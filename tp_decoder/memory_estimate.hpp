@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/choices.hpp"
 #include "tp_decoder/backend.hpp"
 #include "tp_decoder/model_config.hpp"
 
@@ -29,13 +30,13 @@ struct MemoryTypes {
 };
 
 // The types the `cpu` or `cuda` backend stores (tp_decoder/cpu, tp_decoder/cuda).
-MemoryTypes backend_memory_types(const std::string& backend);
+MemoryTypes backend_memory_types(BackendKind backend);
 // Weights, KV cache and activations at `dtype`; logits in f32 as on every backend.
 MemoryTypes dtype_memory_types(ElementType dtype);
 
 // What runs on the rank.
 struct MemorySetup {
-  std::string backend = "cpu";  // whose workspaces and communication buffers: "cpu" (MPI) or "cuda" (NCCL)
+  BackendKind backend = BackendKind::cpu;  // whose workspaces and communication buffers: cpu (MPI) or cuda (NCCL)
   MemoryTypes types;
   int tp = 1;                   // k
   bool check = false;           // --check: the group's first rank also builds TP-1's weights and state (k > 1)
@@ -59,7 +60,7 @@ struct MemoryTerms {
   MemoryTerm comm_buffers;  // what the all-reduce and all-gather allocate beside the step's own tensors
 };
 
-// UsageError when k does not fit the model (shard_plan_problem) or the backend is unknown.
+// UsageError when k does not fit the model (shard_plan_problem).
 MemoryTerms memory_terms(const ModelConfig& config, const MemorySetup& setup);
 
 // One rank's bytes at one (b, c) point, term by term.

@@ -62,6 +62,10 @@ def worked_example(a, scratch):
             expect(list(g["tail_waste_bytes"][...]) == [w * 1024 for w in waste_tokens],
                    f"/kv/blocks/b{block}/tail_waste_bytes: {list(g['tail_waste_bytes'][...])}")
         expect(f["/kv/tp/k2/admissible_sequences"].shape == (1, 2), "admissible_sequences is contexts x blocks")
+    # Every group and dataset /kv holds is one the results schema names.
+    verify = subprocess.run([a.mpiexec, "--oversubscribe", "-n", "1", a.mpi_bench, "verify", out],
+                            capture_output=True, text=True, timeout=120)
+    expect(verify.returncode == 0, f"mpi_bench verify {out}: exit {verify.returncode}: {verify.stderr.strip()}")
 
 
 def llama70b(a):

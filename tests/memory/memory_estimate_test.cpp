@@ -20,7 +20,7 @@ ModelConfig config(const std::string& name) { return load_model_config(std::stri
 TEST(MemoryEstimate, TinyLlamaCpuByHand) {
   // tiny-llama: hidden 64, intermediate 128, 2 layers, 4 heads, 2 KV heads of 16, vocabulary 256, untied, f32.
   const ModelConfig tiny = config("tiny-llama.json");
-  const MemoryEstimate e = estimate_rank_memory(tiny, MemorySetup{"cpu", backend_memory_types("cpu"), 1, false}, 2, 127);
+  const MemoryEstimate e = estimate_rank_memory(tiny, MemorySetup{BackendKind::cpu, backend_memory_types(BackendKind::cpu), 1, false}, 2, 127);
   // Per layer 64 + 64·64 (q) + 2·32·64 (k, v) + 64·64 (o) + 64 + 3·128·64 = 36,992 values; two layers, final
   // norm 64, LM head and embedding 256·64 each: 106,816 f32, plus the RoPE table of 8 f32.
   EXPECT_EQ(e.weights, 106'816 * 4 + 8 * 4);
@@ -37,7 +37,7 @@ TEST(MemoryEstimate, TinyLlamaCpuByHand) {
 
 TEST(MemoryEstimate, TpTwoHalvesTheShardAndAddsTheReductionBuffer) {
   const ModelConfig tiny = config("tiny-llama.json");
-  const MemorySetup setup{"cpu", backend_memory_types("cpu"), 2, false};
+  const MemorySetup setup{BackendKind::cpu, backend_memory_types(BackendKind::cpu), 2, false};
   const MemoryEstimate e = estimate_rank_memory(tiny, setup, 4, 31);
   EXPECT_EQ(e.kv_cache, 256 * 4 * 32);          // one KV head of two: half of 512 B per token
   EXPECT_EQ(e.comm_buffers, 4 * 64 * 4);        // one b × hidden f32 temporary for the all-reduce
@@ -49,14 +49,14 @@ TEST(MemoryEstimate, TpTwoHalvesTheShardAndAddsTheReductionBuffer) {
 TEST(MemoryEstimate, LargestGridPointIsTheLargest) {
   const ModelConfig tiny = config("tiny-llama.json");
   const MemoryEstimate largest =
-      largest_grid_estimate(tiny, MemorySetup{"cpu", backend_memory_types("cpu"), 1, false}, {1, 2}, {1, 8}, {16, 64});
+      largest_grid_estimate(tiny, MemorySetup{BackendKind::cpu, backend_memory_types(BackendKind::cpu), 1, false}, {1, 2}, {1, 8}, {16, 64});
   EXPECT_EQ(largest.tp, 1);
   EXPECT_EQ(largest.batch, 8);
   EXPECT_EQ(largest.context, 64);
 }
 
 TEST(MemoryEstimate, RefusesADegreeTheModelCannotShard) {
-  EXPECT_THROW(memory_terms(config("tiny-llama.json"), MemorySetup{"cpu", backend_memory_types("cpu"), 3, false}),
+  EXPECT_THROW(memory_terms(config("tiny-llama.json"), MemorySetup{BackendKind::cpu, backend_memory_types(BackendKind::cpu), 3, false}),
                UsageError);
 }
 
@@ -65,7 +65,7 @@ TEST(MemoryLedger, Llama70BWeightsDoNotFit120GAtTp1ButDoAtTp2) {
   const ModelConfig llama = config("llama-3.1-70b.json");
   const MemoryBudget budget = mem_per_device_budget("120G");
   const auto line_at = [&](int k) {
-    return ledger_line(memory_terms(llama, MemorySetup{"cuda", dtype_memory_types(ElementType::bf16), k, false}));
+    return ledger_line(memory_terms(llama, MemorySetup{BackendKind::cuda, dtype_memory_types(ElementType::bf16), k, false}));
   };
   const DeviceMemoryLine tp1 = line_at(1);
   EXPECT_EQ(tp1.weight_bytes, 2 * parameter_count(llama) + 64 * 4);  // bf16 values, and the f32 RoPE table
@@ -84,7 +84,7 @@ TEST(MemoryLedger, KvBytesPerDeviceAgreeBetweenEstimatorAndLedger) {
   const std::int64_t logical = kv_bytes_per_token(kv_cache_shape(llama, ElementType::bf16));
   for (int k : {1, 2, 4, 8, 16}) {
     const DeviceMemoryLine line =
-        ledger_line(memory_terms(llama, MemorySetup{"cuda", dtype_memory_types(ElementType::bf16), k, false}));
+        ledger_line(memory_terms(llama, MemorySetup{BackendKind::cuda, dtype_memory_types(ElementType::bf16), k, false}));
     EXPECT_EQ(line.kv_bytes_per_token, kv_device_share(logical, llama.num_kv_heads, k).kv_bytes_per_token) << "k=" << k;
   }
 }
@@ -96,7 +96,7 @@ class AdmittedBatchPassesTheCheck : public ::testing::TestWithParam<int> {};
 TEST_P(AdmittedBatchPassesTheCheck, AndOneMoreDoesNot) {
   const int context = GetParam();
   const ModelConfig model = config("llama-3.2-1b.json");
-  const MemorySetup setup{"cpu", backend_memory_types("cpu"), 2, false};
+  const MemorySetup setup{BackendKind::cpu, backend_memory_types(BackendKind::cpu), 2, false};
   const MemoryBudget budget{6LL << 30, "test budget"};  // above TP-2's 3.4 GiB of f32 weights
   const DeviceMemoryLine line = ledger_line(memory_terms(model, setup));
   const std::int64_t admitted = admissible_sequences(line, device_capacity(line, budget.bytes, 0), context + 1, 1);

@@ -50,10 +50,10 @@ int run(int argc, char** argv) {
     return 2;
   }
   tpb::ModelConfig config = tpb::with_layers(tpb::load_model_config(argv[1]), std::atoi(argv[2]));
-  const std::unique_ptr<tpb::Backend> backend = tpb::make_backend("cpu");
+  const std::unique_ptr<tpb::Backend> backend = tpb::make_backend(tpb::BackendKind::cpu);
   const std::unique_ptr<tpb::Communicator> group = tpb::make_communicator("mpi", MPI_COMM_WORLD);
   const tpb::StepPoint point{group->size(), std::atoi(argv[3]), std::atoi(argv[4])};
-  const tpb::MemorySetup setup{"cpu", tpb::backend_memory_types("cpu"), point.tp, false};
+  const tpb::MemorySetup setup{tpb::BackendKind::cpu, tpb::backend_memory_types(tpb::BackendKind::cpu), point.tp, false};
   const tpb::MemoryEstimate estimate = tpb::estimate_rank_memory(config, setup, point.batch, point.context);
 
   const auto before = static_cast<std::int64_t>(tpb::resident_bytes());
