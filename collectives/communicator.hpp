@@ -55,8 +55,11 @@ class Communicator {
   // Buffers in the memory this communicator works on.
   virtual void* allocate(std::size_t bytes) = 0;
   virtual void release(void* buffer) = 0;
-  virtual void copy_from_host(void* dst, const void* src, std::size_t bytes) = 0;
-  virtual void copy_to_host(void* dst, const void* src, std::size_t bytes) = 0;
+  // Blocking copies ordered on `stream`, the one the collectives run on: on NCCL
+  // a copy on any other stream could still be in flight when a collective on a
+  // non-blocking work stream reads the buffer.
+  virtual void copy_from_host(void* dst, const void* src, std::size_t bytes, StreamHandle stream) = 0;
+  virtual void copy_to_host(void* dst, const void* src, std::size_t bytes, StreamHandle stream) = 0;
 
   // A stream to enqueue work on: a new CUDA stream on NCCL, nullptr on MPI.
   virtual StreamHandle create_stream() { return nullptr; }

@@ -70,8 +70,12 @@ class MpiCommunicator final : public Communicator, public MpiBacked {
     return buffer;
   }
   void release(void* buffer) override { std::free(buffer); }
-  void copy_from_host(void* dst, const void* src, std::size_t bytes) override { std::memcpy(dst, src, bytes); }
-  void copy_to_host(void* dst, const void* src, std::size_t bytes) override { std::memcpy(dst, src, bytes); }
+  void copy_from_host(void* dst, const void* src, std::size_t bytes, StreamHandle) override {
+    std::memcpy(dst, src, bytes);
+  }
+  void copy_to_host(void* dst, const void* src, std::size_t bytes, StreamHandle) override {
+    std::memcpy(dst, src, bytes);
+  }
 
  private:
   static int checked_count(std::size_t count) {

@@ -4,6 +4,7 @@
 
 #include "collectives/mpi_check.hpp"
 #include "collectives/mpi_communicator.hpp"
+#include "collectives/stream_wait.hpp"
 #include "common/cuda_check.hpp"
 
 namespace tpb {
@@ -80,15 +81,38 @@ class NcclCommunicator final : public Communicator, public MpiBacked {
   MPI_Comm mpi_comm() const override { return comm_; }
 
   void all_reduce(const void* send, void* recv, std::size_t count, DataType type, StreamHandle stream) override {
+    require_alive();
     NCCL_CHECK(ncclAllReduce(send, recv, count, to_nccl(type), ncclSum, nccl_, cuda_stream(stream)));
   }
   void all_gather(const void* send, void* recv, std::size_t count_per_rank, DataType type,
                   StreamHandle stream) override {
+    require_alive();
     NCCL_CHECK(ncclAllGather(send, recv, count_per_rank, to_nccl(type), nccl_, cuda_stream(stream)));
   }
 
   void barrier() override { MPI_CHECK(MPI_Barrier(comm_)); }
-  void synchronize(StreamHandle stream) override { CUDA_CHECK(cudaStreamSynchronize(cuda_stream(stream))); }
+  void synchronize(StreamHandle stream) override {
+    const cudaStream_t waited = cuda_stream(stream);
+    wait_watching_async_errors(
+        "NCCL",
+        [waited] {
+          const cudaError_t status = cudaStreamQuery(waited);
+          if (status == cudaErrorNotReady) return false;
+          CUDA_CHECK(status);
+          return true;
+        },
+        [this]() -> std::optional<AsyncFailure> {
+          if (nccl_ == nullptr) return std::nullopt;  // aborted earlier: nothing of ours is left on the stream
+          ncclResult_t result = ncclSuccess;
+          NCCL_CHECK(ncclCommGetAsyncError(nccl_, &result));
+          if (result == ncclSuccess || result == ncclInProgress) return std::nullopt;
+          return AsyncFailure{result, fmt::format("{}: {}", ncclGetErrorString(result), ncclGetLastError(nccl_))};
+        },
+        [this] {
+          ncclCommAbort(nccl_);  // not checked: already failing, and the reason is the async error
+          nccl_ = nullptr;
+        });
+  }
 
   std::unique_ptr<Communicator> split(int color, int key) override {
     MPI_Comm child = MPI_COMM_NULL;
@@ -104,11 +128,16 @@ class NcclCommunicator final : public Communicator, public MpiBacked {
     return buffer;
   }
   void release(void* buffer) override { CUDA_CHECK(cudaFree(buffer)); }
-  void copy_from_host(void* dst, const void* src, std::size_t bytes) override {
-    CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  // On the work stream, then waited for: a synchronous cudaMemcpy from pageable
+  // memory runs on the legacy stream, which a non-blocking work stream does not
+  // wait for, and may return before the copy has landed.
+  void copy_from_host(void* dst, const void* src, std::size_t bytes, StreamHandle stream) override {
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, cuda_stream(stream)));
+    synchronize(stream);
   }
-  void copy_to_host(void* dst, const void* src, std::size_t bytes) override {
-    CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+  void copy_to_host(void* dst, const void* src, std::size_t bytes, StreamHandle stream) override {
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, cuda_stream(stream)));
+    synchronize(stream);
   }
 
   StreamHandle create_stream() override {
@@ -124,6 +153,10 @@ class NcclCommunicator final : public Communicator, public MpiBacked {
   }
 
  private:
+  void require_alive() const {
+    TPB_CHECK(nccl_ != nullptr, "NCCL communicator used after it was aborted on an asynchronous error");
+  }
+
   MPI_Comm comm_ = MPI_COMM_NULL;
   ncclComm_t nccl_ = nullptr;
   int rank_ = 0;

@@ -121,13 +121,13 @@ class GroupBench {
     void* inputs = in_place ? static_cast<void*>(host_recv_.data()) : static_cast<void*>(host_send_.data());
     for (std::size_t i = 0; i < count; ++i)
       store_element(inputs, offset + i, options_.type, input_value(group_.rank(), i, modulus_));
-    if (!in_place) group_.copy_from_host(send_, host_send_.data(), count * element_bytes_);
-    group_.copy_from_host(recv_, host_recv_.data(), recv_count * element_bytes_);
+    if (!in_place) group_.copy_from_host(send_, host_send_.data(), count * element_bytes_, stream_);
+    group_.copy_from_host(recv_, host_recv_.data(), recv_count * element_bytes_, stream_);
   }
 
   std::int64_t count_wrong(std::size_t count) {
     const std::size_t recv_count = spec_.recv_count(count, group_.size());
-    group_.copy_to_host(host_recv_.data(), recv_, recv_count * element_bytes_);
+    group_.copy_to_host(host_recv_.data(), recv_, recv_count * element_bytes_, stream_);
     std::int64_t wrong = 0;
     for (std::size_t j = 0; j < recv_count; ++j)
       if (load_element(host_recv_.data(), j, options_.type) != spec_.expected(j, count, group_.size(), modulus_))

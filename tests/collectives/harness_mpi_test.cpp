@@ -80,8 +80,12 @@ class CorruptingCommunicator final : public Communicator, public MpiBacked {
   std::unique_ptr<Communicator> split(int color, int key) override { return inner_->split(color, key); }
   void* allocate(std::size_t bytes) override { return inner_->allocate(bytes); }
   void release(void* buffer) override { inner_->release(buffer); }
-  void copy_from_host(void* d, const void* s, std::size_t b) override { inner_->copy_from_host(d, s, b); }
-  void copy_to_host(void* d, const void* s, std::size_t b) override { inner_->copy_to_host(d, s, b); }
+  void copy_from_host(void* d, const void* s, std::size_t b, StreamHandle st) override {
+    inner_->copy_from_host(d, s, b, st);
+  }
+  void copy_to_host(void* d, const void* s, std::size_t b, StreamHandle st) override {
+    inner_->copy_to_host(d, s, b, st);
+  }
 
  private:
   std::unique_ptr<Communicator> inner_;
@@ -98,6 +102,62 @@ TEST(Harness, CheckCatchesOneDamagedElementPerCall) {
     EXPECT_EQ(point.wrong_inplace.back(), options.check_iters);
     EXPECT_EQ(total(point.wrong), options.check_iters);
   }
+}
+
+// Delegates to MPI, hands out a work stream of its own, and records the stream
+// of every host copy and collective: the harness must order its copies on the
+// stream its collectives run on (on NCCL, a copy on another stream may still be
+// in flight when a collective on a non-blocking work stream reads the buffer).
+class StreamRecordingCommunicator final : public Communicator, public MpiBacked {
+ public:
+  explicit StreamRecordingCommunicator(std::unique_ptr<Communicator> inner) : inner_(std::move(inner)) {}
+  MPI_Comm mpi_comm() const override { return mpi_comm_of(*inner_); }
+  std::string backend_name() const override { return "stream-recording"; }
+  int rank() const override { return inner_->rank(); }
+  int size() const override { return inner_->size(); }
+  MemoryKind memory_kind() const override { return MemoryKind::host; }
+  void all_reduce(const void* send, void* recv, std::size_t count, DataType type, StreamHandle s) override {
+    collective_streams.push_back(s);
+    inner_->all_reduce(send, recv, count, type, s);
+  }
+  void all_gather(const void* send, void* recv, std::size_t count, DataType type, StreamHandle s) override {
+    collective_streams.push_back(s);
+    inner_->all_gather(send, recv, count, type, s);
+  }
+  void barrier() override { inner_->barrier(); }
+  void synchronize(StreamHandle s) override { inner_->synchronize(s); }
+  std::unique_ptr<Communicator> split(int color, int key) override { return inner_->split(color, key); }
+  void* allocate(std::size_t bytes) override { return inner_->allocate(bytes); }
+  void release(void* buffer) override { inner_->release(buffer); }
+  void copy_from_host(void* d, const void* s, std::size_t b, StreamHandle st) override {
+    copy_streams.push_back(st);
+    inner_->copy_from_host(d, s, b, st);
+  }
+  void copy_to_host(void* d, const void* s, std::size_t b, StreamHandle st) override {
+    copy_streams.push_back(st);
+    inner_->copy_to_host(d, s, b, st);
+  }
+  StreamHandle create_stream() override { return &work_stream_; }
+
+  std::vector<StreamHandle> copy_streams;
+  std::vector<StreamHandle> collective_streams;
+  StreamHandle work_stream() { return &work_stream_; }
+
+ private:
+  std::unique_ptr<Communicator> inner_;
+  int work_stream_ = 0;  // its address is the stream's handle
+};
+
+TEST(Harness, HostCopiesRunOnTheCollectivesStream) {
+  StreamRecordingCommunicator recorder(make_communicator("mpi", MPI_COMM_WORLD));
+  const SweepOptions options = odd_size_options(1);
+  const SweepResult result = run_allreduce_sweep(recorder, options);
+  for (const SweepPoint& point : result.points) EXPECT_EQ(total(point.wrong) + total(point.wrong_inplace), 0);
+  // Per point and placement, check_iters checks of one or two copies in and one out.
+  ASSERT_GE(recorder.copy_streams.size(), 2 * options.sizes_bytes.size() * options.check_iters * 2);
+  ASSERT_FALSE(recorder.collective_streams.empty());
+  for (StreamHandle s : recorder.copy_streams) EXPECT_EQ(s, recorder.work_stream());
+  for (StreamHandle s : recorder.collective_streams) EXPECT_EQ(s, recorder.work_stream());
 }
 
 TEST(TpGroups, ConsecutiveRanksPerGroup) {
