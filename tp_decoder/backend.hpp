@@ -142,6 +142,12 @@ class Backend {
   virtual void capture_begin() = 0;
   virtual void capture_end() = 0;
   virtual void graph_launch() = 0;
+  // Waits for the stream, then frees the captured graph and closes a capture
+  // left open. Call it before the communicator whose collectives were captured
+  // is destroyed: NCCL's ncclCommDestroy waits until every graph that captured
+  // the communicator is gone, so a graph kept longer hangs the destroy.
+  // Never throws; a no-op where nothing is held.
+  virtual void graph_release() noexcept = 0;
 };
 
 // The backend of `kind`. UsageError for one this build lacks ("--backend

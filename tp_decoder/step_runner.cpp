@@ -33,6 +33,28 @@ double microseconds(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double, std::micro>(to - from).count();
 }
 
+// Holds the point's captured graph for exactly as long as the point runs: the
+// caller destroys the group's communicator after the point, and NCCL's destroy
+// waits for every graph that captured it (Backend::graph_release).
+class CapturedStepGraph {
+ public:
+  explicit CapturedStepGraph(Backend& backend) : backend_(backend) {}
+  ~CapturedStepGraph() { backend_.graph_release(); }
+  CapturedStepGraph(const CapturedStepGraph&) = delete;
+  CapturedStepGraph& operator=(const CapturedStepGraph&) = delete;
+
+ private:
+  Backend& backend_;
+};
+
+// Waits for one issued step. The communicator waits first where it polls its
+// own errors while waiting (NCCL: a failed peer ends the wait with NCCL's
+// reason instead of hanging); the backend's wait then returns at once.
+void wait_for_step(Backend& backend, Communicator* comm) {
+  if (comm) comm->synchronize(backend.stream());
+  backend.synchronize();
+}
+
 std::string where(const Communicator* group) {
   return group ? fmt::format("rank {} of a TP-{} group", group->rank(), group->size()) : "the replay rank";
 }
@@ -186,9 +208,11 @@ StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfi
     }
   }
 
+  std::optional<CapturedStepGraph> captured;
   if (options.graph) {
     decode_step(backend, comm, config, weights, state, nullptr);  // first-call setup stays out of the capture
-    backend.synchronize();
+    wait_for_step(backend, comm);
+    captured.emplace(backend);
     backend.capture_begin();
     decode_step(backend, comm, config, weights, state, nullptr);
     backend.capture_end();
@@ -202,7 +226,7 @@ StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfi
     else
       decode_step(backend, comm, config, weights, state, timeline.get());
     const Clock::time_point issued = Clock::now();
-    backend.synchronize();
+    wait_for_step(backend, comm);
     const Clock::time_point finished = Clock::now();
     if (iteration < options.warmup) continue;
 

@@ -284,6 +284,7 @@ class CpuBackend final : public Backend {
   void capture_begin() override { no_graphs(); }
   void capture_end() override { no_graphs(); }
   void graph_launch() override { no_graphs(); }
+  void graph_release() noexcept override {}  // nothing is ever captured
 
  private:
   static std::int64_t qkv_cols(const AttentionShape& s) {

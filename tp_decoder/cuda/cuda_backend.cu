@@ -83,9 +83,7 @@ class CudaBackend final : public Backend {
 
   ~CudaBackend() override {
     // Destructors must not throw: errors here are ignored (the process is ending or already failing).
-    abandon_capture();
-    cudaStreamSynchronize(stream_);
-    drop_graph();
+    graph_release();
     cudaFree(attention_scratch_);
     cublasDestroy(cublas_);
     cudaFree(cublas_workspace_);
@@ -315,6 +313,12 @@ class CudaBackend final : public Backend {
   void graph_launch() override {
     TPB_CHECK(graph_exec_ != nullptr, "cuda graph_launch: no graph captured (or the last one was invalidated)");
     CUDA_CHECK(cudaGraphLaunch(graph_exec_, stream_));
+  }
+  void graph_release() noexcept override {
+    // Not checked: callers release on error paths too.
+    abandon_capture();
+    cudaStreamSynchronize(stream_);
+    drop_graph();
   }
 
  private:

@@ -1,0 +1,203 @@
+// A captured step graph must be gone before the group's communicator is
+// destroyed: NCCL's ncclCommDestroy waits until every graph that captured the
+// communicator has been freed, so a graph kept until the next capture or the
+// backend's destructor hangs `step --graph` at k >= 2. Checked on CPU with a
+// backend that runs the CPU operations but records its graph calls, and a
+// loopback communicator (every peer mirrors this rank) that records when it
+// is destroyed, both writing into one call log.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "test_configs.hpp"
+#include "tp_decoder/cpu/cpu_backend.hpp"
+#include "tp_decoder/step_runner.hpp"
+
+namespace tpb {
+namespace {
+
+using CallLog = std::vector<std::string>;
+
+// The CPU backend's operations; graphs are pretend (capture runs the ops,
+// a launch does nothing) and only their order is recorded.
+class GraphRecordingBackend final : public Backend {
+ public:
+  explicit GraphRecordingBackend(CallLog& log) : cpu_(make_cpu_backend()), log_(log) {}
+
+  std::string name() const override { return "graph-recording"; }
+  std::string device_description() const override { return cpu_->device_description(); }
+  MemoryKind memory_kind() const override { return cpu_->memory_kind(); }
+  ElementType storage_type(TensorRole role) const override { return cpu_->storage_type(role); }
+  bool host_synchronous() const override { return cpu_->host_synchronous(); }
+  Tensor allocate(std::int64_t rows, std::int64_t cols, TensorRole role) override {
+    return cpu_->allocate(rows, cols, role);
+  }
+  void release(Tensor& tensor) override { cpu_->release(tensor); }
+  void upload(Tensor& dst, const float* src) override { cpu_->upload(dst, src); }
+  void download(const Tensor& src, float* dst) override { cpu_->download(src, dst); }
+  void upload_tokens(Tensor& dst, const std::int32_t* src) override { cpu_->upload_tokens(dst, src); }
+  void download_tokens(const Tensor& src, std::int32_t* dst) override { cpu_->download_tokens(src, dst); }
+  void fill_synthetic(Tensor& dst, std::int64_t row, const TensorSlice& slice, std::uint64_t seed,
+                      std::uint64_t key, SyntheticInit init) override {
+    cpu_->fill_synthetic(dst, row, slice, seed, key, init);
+  }
+  void embedding(Tensor& out, const Tensor& table, const Tensor& tokens) override {
+    cpu_->embedding(out, table, tokens);
+  }
+  void rmsnorm(Tensor& out, const Tensor& in, const Tensor& gain, float eps) override {
+    cpu_->rmsnorm(out, in, gain, eps);
+  }
+  void matmul(Tensor& out, const Tensor& in, const Tensor& weight, const Tensor* bias) override {
+    cpu_->matmul(out, in, weight, bias);
+  }
+  void rope(Tensor& qkv, const AttentionShape& shape, int position, const Tensor& inv_freq) override {
+    cpu_->rope(qkv, shape, position, inv_freq);
+  }
+  void kv_write(Tensor& k, Tensor& v, const Tensor& qkv, const AttentionShape& shape, int position) override {
+    cpu_->kv_write(k, v, qkv, shape, position);
+  }
+  void attention(Tensor& out, const Tensor& qkv, const Tensor& k, const Tensor& v, const AttentionShape& shape,
+                 int n_positions) override {
+    cpu_->attention(out, qkv, k, v, shape, n_positions);
+  }
+  void silu_mul(Tensor& out, const Tensor& gate_up) override { cpu_->silu_mul(out, gate_up); }
+  void add(Tensor& x, const Tensor& y) override { cpu_->add(x, y); }
+  void argmax(Tensor& tokens, const Tensor& logits, int shards) override { cpu_->argmax(tokens, logits, shards); }
+  EventHandle create_event() override { return cpu_->create_event(); }
+  void destroy_event(EventHandle event) override { cpu_->destroy_event(event); }
+  void record_event(EventHandle event) override { cpu_->record_event(event); }
+  double elapsed_us(EventHandle start, EventHandle end) override { return cpu_->elapsed_us(start, end); }
+  void synchronize() override { cpu_->synchronize(); }
+  StreamHandle stream() override { return cpu_->stream(); }
+
+  void capture_begin() override { log_.push_back("capture_begin"); }
+  void capture_end() override {
+    log_.push_back("capture_end");
+    held_ = true;
+  }
+  void graph_launch() override {
+    TPB_CHECK(held_, "graph_launch without a captured graph");
+    ++launches_;
+  }
+  void graph_release() noexcept override {
+    if (held_) log_.push_back("graph_release");
+    held_ = false;
+  }
+
+  int launches() const { return launches_; }
+
+ private:
+  std::unique_ptr<Backend> cpu_;
+  CallLog& log_;
+  bool held_ = false;
+  int launches_ = 0;
+};
+
+// A TP-k group in one process: rank 0, every peer holding the same values, so
+// an all-reduce leaves the data as it is and an all-gather repeats it. Enough
+// for the step to run; the numbers are not what the collectives would give.
+class LoopbackCommunicator final : public Communicator {
+ public:
+  LoopbackCommunicator(int size, CallLog& log) : size_(size), log_(log) {}
+  ~LoopbackCommunicator() override { log_.push_back("communicator_destroyed"); }
+
+  std::string backend_name() const override { return "loopback"; }
+  int rank() const override { return 0; }
+  int size() const override { return size_; }
+  MemoryKind memory_kind() const override { return MemoryKind::host; }
+  void all_reduce(const void* send, void* recv, std::size_t count, DataType type, StreamHandle) override {
+    if (send != recv) std::memcpy(recv, send, count * element_size(type));
+  }
+  void all_gather(const void* send, void* recv, std::size_t count, DataType type, StreamHandle) override {
+    const std::size_t bytes = count * element_size(type);
+    const std::vector<unsigned char> mine(static_cast<const unsigned char*>(send),
+                                          static_cast<const unsigned char*>(send) + bytes);
+    for (int r = 0; r < size_; ++r) std::memcpy(static_cast<unsigned char*>(recv) + r * bytes, mine.data(), bytes);
+  }
+  void barrier() override {}
+  void synchronize(StreamHandle) override {
+    ++waits_;
+    if (fail_at_wait_ > 0 && waits_ == fail_at_wait_) throw_error("loopback", 1, "peer lost", __FILE__, __LINE__);
+  }
+  std::unique_ptr<Communicator> split(int, int) override { throw UsageError("loopback: no split"); }
+  void* allocate(std::size_t bytes) override { return new unsigned char[bytes > 0 ? bytes : 1]; }
+  void release(void* buffer) override { delete[] static_cast<unsigned char*>(buffer); }
+  void copy_from_host(void* dst, const void* src, std::size_t bytes, StreamHandle) override {
+    std::memcpy(dst, src, bytes);
+  }
+  void copy_to_host(void* dst, const void* src, std::size_t bytes, StreamHandle) override {
+    std::memcpy(dst, src, bytes);
+  }
+
+  int waits() const { return waits_; }
+  void fail_at_wait(int wait) { fail_at_wait_ = wait; }
+
+ private:
+  int size_;
+  CallLog& log_;
+  int waits_ = 0;
+  int fail_at_wait_ = 0;
+};
+
+StepOptions graph_options() {
+  StepOptions options;
+  options.graph = true;
+  options.warmup = 1;
+  options.iters = 3;
+  return options;
+}
+
+std::ptrdiff_t position(const CallLog& log, const std::string& call) {
+  const auto it = std::find(log.begin(), log.end(), call);
+  return it == log.end() ? -1 : it - log.begin();
+}
+
+class GraphLifetime : public ::testing::TestWithParam<int> {};
+
+// The order step, measure and the study follow: a group per k, one point run
+// on it, then the group destroyed while the backend lives on.
+TEST_P(GraphLifetime, GraphIsReleasedBeforeTheGroupIsDestroyed) {
+  const int k = GetParam();
+  const ModelConfig config = test::shipped_config("tiny-llama");
+  CallLog log;
+  GraphRecordingBackend backend(log);
+  const StepOptions options = graph_options();
+  int waits = 0;
+  {
+    LoopbackCommunicator group(k, log);
+    run_step_point(backend, &group, config, StepPoint{k, 2, 16}, options);
+    waits = group.waits();
+  }
+  EXPECT_EQ(log, (CallLog{"capture_begin", "capture_end", "graph_release", "communicator_destroyed"}));
+  EXPECT_EQ(backend.launches(), options.warmup + options.iters);
+  // The eager step before the capture and every replay are waited for through
+  // the communicator, the one that can poll its own errors.
+  EXPECT_EQ(waits, 1 + options.warmup + options.iters);
+}
+
+// A failure mid-point (a lost peer while waiting) unwinds through the same release.
+TEST_P(GraphLifetime, GraphIsReleasedWhenThePointFails) {
+  const int k = GetParam();
+  const ModelConfig config = test::shipped_config("tiny-llama");
+  CallLog log;
+  GraphRecordingBackend backend(log);
+  {
+    LoopbackCommunicator group(k, log);
+    group.fail_at_wait(3);  // the second replay
+    EXPECT_THROW(run_step_point(backend, &group, config, StepPoint{k, 1, 8}, graph_options()), Error);
+  }
+  EXPECT_LT(position(log, "capture_end"), position(log, "graph_release"));
+  EXPECT_LT(position(log, "graph_release"), position(log, "communicator_destroyed"));
+  EXPECT_GE(position(log, "graph_release"), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(TpDegrees, GraphLifetime, ::testing::Values(1, 2, 4),
+                         [](const ::testing::TestParamInfo<int>& p) { return "k" + std::to_string(p.param); });
+
+}  // namespace
+}  // namespace tpb
