@@ -304,6 +304,12 @@ TEST_F(CudaBackendBasics, GraphReplaysTheCapturedStep) {
   Twin x = make(10, 100, TensorRole::activation, x0);
   Twin dy = make(10, 100, TensorRole::activation, y);
   EXPECT_THROW(cuda_->graph_launch(), Error);
+  // One eager launch of the kernel first, on a scratch tensor: with lazy module
+  // loading (CUDA's default), a kernel's first launch loads its module, which
+  // must not happen inside a capture.
+  Twin scratch = make(10, 100, TensorRole::activation, x0);
+  cuda_->add(*scratch.cuda, *dy.cuda);
+  cuda_->synchronize();
   cuda_->capture_begin();
   cuda_->add(*x.cuda, *dy.cuda);
   cuda_->capture_end();

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -33,8 +34,12 @@ struct StepResult {
   std::vector<std::int32_t> tokens;
 };
 
+// The source tree's configs, or TPB_CONFIG_DIR from the environment where the
+// test runs away from it (the offline bundle ships them in share/tpbench/configs).
 ModelConfig tiny_config(const char* name) {
-  return load_model_config(std::string(TPB_CONFIG_DIR "/") + name + ".json");
+  const char* moved = std::getenv("TPB_CONFIG_DIR");
+  const std::string dir = moved != nullptr && *moved != '\0' ? moved : TPB_CONFIG_DIR;
+  return load_model_config(dir + "/" + name + ".json");
 }
 
 // Builds TP-1 weights and state on `backend` and runs one step, reading the
