@@ -17,6 +17,7 @@ packages=(
   iproute2                                        # network namespaces for the two-host test
   clang libclang-rt-14-dev                        # libFuzzer and sanitizer runtimes
   libomp-14-dev                                   # OpenMP for the clang (fuzz) build
+  patchelf debootstrap                            # offline bundle (jobs/bundle.sh) and its bare-root test
 )
 
 missing=()

@@ -1,0 +1,61 @@
+#!/bin/bash
+# Runs inside the bare Debian 12 root (run_in_bare_root.sh): nothing of
+# tpbench's dependencies is installed here; the bundle is mounted read-only at
+# /opt/tpbench/tpbench-bundle, the CUDA toolkit at /usr/local/cuda, and
+# NCCL_HOME points at a wheel-like folder holding lib/libnccl.so.2.
+set -euo pipefail
+b=/opt/tpbench/tpbench-bundle
+configs=$b/share/tpbench/configs
+out=/tmp/bundle-test
+mkdir -p "$out"
+step() { echo "[bare root] $*"; }
+
+step "the root holds none of the project's dependencies"
+for soname in libmpi.so.40 libhdf5_serial.so.103 libopenblas.so.0 libfmt.so.9 libcrypto.so.3 libgomp.so.1 libgfortran.so.5; do
+  if ldconfig -p | grep -q "$soname"; then
+    echo "FAIL: $soname is installed in the bare root" >&2
+    exit 1
+  fi
+done
+
+step "the launcher names what it cannot find, in one line"
+set +e
+missing=$(NCCL_HOME=/tmp/no-nccl "$b/bin/mpi_bench" --help 2>&1)
+rc=$?
+set -e
+if [ "$rc" -ne 127 ] || [ "$(echo "$missing" | wc -l)" -ne 1 ] ||
+  [[ $missing != *"libnccl.so.2 (not in NCCL_HOME=/tmp/no-nccl/lib)"* ]]; then
+  echo "FAIL: expected one line naming libnccl.so.2, exit 127; got rc=$rc: $missing" >&2
+  exit 1
+fi
+mkdir -p /tmp/old-glibc
+printf '#!/bin/sh\necho "glibc 2.31"\n' >/tmp/old-glibc/getconf
+chmod +x /tmp/old-glibc/getconf
+set +e
+old=$(PATH=/tmp/old-glibc:$PATH "$b/bin/mpi_bench" --help 2>&1)
+rc=$?
+set -e
+if [ "$rc" -ne 127 ] || [[ $old != *"glibc >= "*"(the node has 2.31)"* ]]; then
+  echo "FAIL: an older glibc was not refused: rc=$rc: $old" >&2
+  exit 1
+fi
+libs=$("$b/bin/tpbench-run" printenv LD_LIBRARY_PATH)
+[[ :$libs: == *":$NCCL_HOME/lib:"* ]] || { echo "FAIL: NCCL not taken from NCCL_HOME: $libs" >&2; exit 1; }
+
+step "mpi_bench --help"
+"$b/bin/mpi_bench" --help >"$out/help.txt"
+grep -q sweep "$out/help.txt"
+
+step "mpi_bench info (singleton: no mpirun)"
+"$b/bin/mpi_bench" info | tee "$out/info.txt"
+
+step "CPU TP-1 step on tiny-llama (singleton)"
+"$b/bin/mpi_bench" step --model "$configs/tiny-llama.json" --tp 1 --batch 1,2 --context 16 --backend cpu -w 1 -n 3 \
+  --check -o "$out/step.h5" --overwrite
+"$b/bin/mpi_bench" verify "$out/step.h5"
+
+step "2-rank all-reduce sweep through the bundled mpirun"
+"$b/bin/mpirun" -np 2 "$b/bin/mpi_bench" sweep -b 8 -e 64K -f 4 -n 5 -o "$out/sweep.h5" --overwrite
+step "verify the sweep's results file"
+"$b/bin/mpi_bench" verify "$out/sweep.h5"
+step "all passed"
