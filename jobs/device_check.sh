@@ -1,28 +1,48 @@
 #!/usr/bin/env bash
-# Device check on a machine with one NVIDIA GPU, offline, in under 8 minutes:
-#   1. build for the local GPU (CMAKE_CUDA_ARCHITECTURES=native)
-#   2. the GPU tests (ctest -L gpu); the CUDA backend's own may not skip
-#   3. compute-sanitizer on a tiny config: memcheck eager and graph, racecheck eager
-#   4. Llama-3.1-8B TP-1 bf16 eager vs --graph, b in {1,8,32}, c in {512,4096}
-#   5. replay of Llama-3.1-70B shards for k = 2, 4, 8 (--layers sized to memory)
-#   6. device-to-device copy bandwidth (the 0.85x bound of the batch-1 step)
-# Writes the HDF5 files, every log and summary.txt into OUT_DIR.
-# Usage: jobs/device_check.sh OUT_DIR
-# Assumes jobs/setup.sh's packages, nvcc and compute-sanitizer are installed
-# (nothing is downloaded). Knobs: TPB_BUILD_DIR (default OUT_DIR/build),
-# TPB_BUILD_JOBS (default nproc).
+# Device check on one NVIDIA GPU, run from the offline bundle: nothing is
+# installed and nothing is built on the node.
+#
+# The exact call (the command's limit: 420 s; what travels: tpbench-bundle.tar.gz
+# from jobs/bundle.sh, 48 MiB at most, the only file):
+#   tar -xzf tpbench-bundle.tar.gz && tpbench-bundle/device_check.sh "$OUT"
+# The steps' timeouts sum to 335 s (`device_check.sh --dry-run` lists each
+# command with its budget), leaving room for a rerun within 15 minutes of GPU
+# time. $OUT receives two files: device_check.tar.gz (every log and HDF5 file)
+# and summary.txt.
+#
+# The node needs: an NVIDIA driver, glibc >= 2.36, the CUDA toolkit (cudart,
+# cuBLAS; /usr/local/cuda or CUDA_HOME), NCCL (NCCL_HOME or the Python wheel),
+# python3 with h5py and numpy (the summary), and compute-sanitizer (optional:
+# where it is missing or cannot attach to the device, that is recorded, not fatal).
+#
+# Order: the GPU tests, Llama-3.1-8B TP-1 eager then --graph (b 1,8,32 x c 512,4096),
+# the Llama-3.1-70B shard replay for k = 2,4,8, device-to-device copy bandwidth,
+# then compute-sanitizer memcheck on the project's kernels (replay --tp 1: no
+# communicator). A failing step other than the sanitizer's attach stops the
+# script with one line naming its log.
+#
+# Usage: device_check.sh [--dry-run] OUT_DIR
+#   (from the source tree, jobs/device_check.sh runs the bundle in $TPB_BUNDLE,
+#   default ./tpbench-bundle)
 set -euo pipefail
 
+dry_run=0
+if [ "${1:-}" = --dry-run ]; then
+  dry_run=1
+  shift
+fi
 if [ $# -ne 1 ]; then
-  echo "usage: jobs/device_check.sh OUT_DIR" >&2
+  echo "usage: device_check.sh [--dry-run] OUT_DIR" >&2
   exit 2
 fi
-root=$(cd "$(dirname "$0")/.." && pwd)
-mkdir -p "$1"
-out=$(cd "$1" && pwd)
-build=${TPB_BUILD_DIR:-$out/build}
-jobs=${TPB_BUILD_JOBS:-$(nproc)}
-configs=$root/tp_decoder/configs
+here=$(cd "$(dirname "$0")" && pwd)
+if [ -x "$here/bin/mpi_bench" ]; then bundle=$here; else bundle=${TPB_BUNDLE:-$PWD/tpbench-bundle}; fi
+out=$1
+logs=$out/device_check
+bin=$bundle/bin
+configs=$bundle/share/tpbench/configs
+# --dry-run from the source tree, before any bundle exists: the same configs.
+if [ ! -d "$configs" ] && [ -d "$here/../tp_decoder/configs" ]; then configs=$(cd "$here/../tp_decoder/configs" && pwd); fi
 started=$(date +%s)
 
 progress() { echo "[device_check +$(($(date +%s) - started))s] $*"; }
@@ -30,79 +50,72 @@ fail() {
   echo "[device_check] FAILED: $*" >&2
   exit 1
 }
-trap 'echo "[device_check] FAILED at line $LINENO: $BASH_COMMAND (logs in $out)" >&2' ERR
 
-# --- prerequisites: fail in seconds, not after the build ------------------------------------
-export PATH=$PATH:/usr/local/cuda/bin
-command -v nvidia-smi >/dev/null || fail "nvidia-smi not found: no NVIDIA driver on this machine"
-gpus=$(nvidia-smi -L | grep -c '^GPU' || true)
-[ "$gpus" -ge 1 ] || fail "no GPU visible (nvidia-smi -L lists none)"
-command -v nvcc >/dev/null || fail "nvcc not found (PATH or /usr/local/cuda/bin)"
-command -v compute-sanitizer >/dev/null || fail "compute-sanitizer not found (PATH or /usr/local/cuda/bin)"
-command -v mpirun >/dev/null || fail "mpirun not found (run jobs/setup.sh first)"
-python=""
-for candidate in /usr/bin/python3 python3; do
-  if command -v "$candidate" >/dev/null && "$candidate" -c 'import h5py, numpy' 2>/dev/null; then
-    python=$candidate
-    break
+# run NAME BUDGET_S CMD...: runs CMD with its time budget, output to $logs/NAME.log;
+# on failure stops the script naming that log. --dry-run prints it instead.
+budget_total=0
+run() {
+  local name=$1 budget=$2
+  shift 2
+  budget_total=$((budget_total + budget))
+  if [ "$dry_run" = 1 ]; then
+    printf '%4ss  %s\n' "$budget" "$*"
+    return 0
   fi
-done
-[ -n "$python" ] || fail "no python3 with h5py and numpy (the summary reads the HDF5 files)"
-gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0)
-gpu_mib=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits -i 0)
-progress "GPU 0: $gpu_name, $gpu_mib MiB ($gpus visible; this check uses one)"
+  progress "$name (budget ${budget}s)"
+  timeout --kill-after=5 "$budget" "$@" >"$logs/$name.log" 2>&1 ||
+    fail "$name (exit $?; see $logs/$name.log)"
+}
 
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0}
-bench=$build/mpi_bench/mpi_bench
-
-# --- 1. build -------------------------------------------------------------------------
-progress "configure + build for the local GPU into $build ($jobs jobs)"
-timeout 300 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTPB_CUDA=ON \
-  -DCMAKE_CUDA_ARCHITECTURES=native >"$out/configure.log" 2>&1 || fail "configure (see $out/configure.log)"
-timeout 330 cmake --build "$build" -j "$jobs" >"$out/build.log" 2>&1 || fail "build (see $out/build.log)"
-progress "built $bench"
-
-# --- 2. GPU tests ----------------------------------------------------------------------
-progress "GPU tests: ctest -L gpu"
-(cd "$build" && timeout 240 ctest -L gpu -j 4 --timeout 180 --output-on-failure) >"$out/gpu_tests.log" 2>&1 ||
-  fail "GPU tests (see $out/gpu_tests.log)"
-# The CUDA backend's tests skip only without a device: here a skip is a failure.
-if grep -E '^[[:space:]]*[0-9]+ - .*Cuda.*\(Skipped\)' "$out/gpu_tests.log"; then
-  fail "CUDA backend tests skipped although a GPU is visible (see $out/gpu_tests.log)"
+if [ "$dry_run" = 0 ]; then
+  mkdir -p "$logs"
+  [ -x "$bin/mpi_bench" ] || fail "no bundle at $bundle (unpack tpbench-bundle.tar.gz, or set TPB_BUNDLE)"
+  export PATH=$PATH:/usr/local/cuda/bin
+  command -v nvidia-smi >/dev/null || fail "nvidia-smi not found: no NVIDIA driver on this machine"
+  gpus=$(timeout 10 nvidia-smi -L | grep -c '^GPU' || true)
+  [ "$gpus" -ge 1 ] || fail "no GPU visible (nvidia-smi -L lists none)"
+  python=""
+  for candidate in python3 /usr/bin/python3; do
+    if command -v "$candidate" >/dev/null && "$candidate" -c 'import h5py, numpy' 2>/dev/null; then
+      python=$candidate
+      break
+    fi
+  done
+  [ -n "$python" ] || fail "no python3 with h5py and numpy (the summary reads the HDF5 files)"
+  # The launcher's own check (glibc, cudart, cuBLAS, NCCL), in one line if something is missing.
+  "$bin/tpbench-run" true || fail "the bundle cannot run on this node (the line above names what is missing)"
+  gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0)
+  gpu_mib=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits -i 0)
+  progress "GPU 0: $gpu_name, $gpu_mib MiB ($gpus visible; this check uses one); bundle $bundle"
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0}
+else
+  gpu_mib=143771  # an H200's, for the printed --layers only
+  python=python3
+  echo "# device_check.sh --dry-run: budget (s) and command, in order"
 fi
-gpu_tests_line=$(grep -E 'tests passed' "$out/gpu_tests.log" | tail -n 1)
-progress "GPU tests: $gpu_tests_line"
 
-# --- 3. compute-sanitizer on a tiny config ------------------------------------------------
-# memcheck (out-of-bounds and misaligned accesses) eager and captured as a graph,
-# racecheck (shared-memory hazards: the attention kernel's scores) eager.
-tiny=(step --model "$configs/tiny-llama.json" --tp 1 --batch 3 --context 200 --backend cuda -w 1 -n 2)
-for run in memcheck:eager memcheck:graph racecheck:eager; do
-  tool=${run%%:*}
-  mode=${run##*:}
-  if [ "$mode" = graph ]; then extra=(--graph); else extra=(--check); fi
-  log=$out/sanitizer_${tool}_${mode}.log
-  progress "compute-sanitizer --tool $tool: tiny-llama b=3 c=200 ($mode)"
-  timeout 180 mpirun -np 1 compute-sanitizer --tool "$tool" --error-exitcode 86 \
-    "$bench" "${tiny[@]}" "${extra[@]}" >"$log" 2>&1 || fail "compute-sanitizer $tool ($mode) (see $log)"
-  grep -Eq '(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)' "$log" ||
-    fail "compute-sanitizer $tool ($mode): no clean summary (see $log)"
-done
+# --- 1. GPU tests (the CUDA backend's may not skip where a GPU is visible) ---------------------------
+run gpu_tests_cuda_backend 60 "$bin/tpbench-run" "$bundle/libexec/tpbench/test_tp_decoder_cuda_gpu" --gtest_brief=1
+run gpu_tests_nccl_sweep_1rank 25 "$bin/mpirun" -np 1 "$bin/tpbench-run" \
+  "$bundle/libexec/tpbench/test_collectives_gpu" --gtest_brief=1
+if [ "$dry_run" = 0 ]; then
+  grep -q '\[  SKIPPED \]' "$logs/gpu_tests_cuda_backend.log" &&
+    fail "CUDA backend tests skipped although a GPU is visible (see $logs/gpu_tests_cuda_backend.log)"
+  gpu_tests_line="$(grep -h -E '^\[  PASSED  \]' "$logs"/gpu_tests_*.log | tr '\n' ' ')"
+fi
 
-# --- 4. Llama-3.1-8B TP-1, eager and graph --------------------------------------------------
+# --- 2. Llama-3.1-8B TP-1, eager (with --check) and --graph --------------------------------------------------
 # shellcheck disable=SC2054  # the commas belong to the flag values
 grid=(--tp 1 --batch 1,8,32 --context 512,4096 --backend cuda -w 5 -n 30)
-progress "Llama-3.1-8B TP-1 eager (with --check): b 1,8,32 x c 512,4096"
-timeout 240 mpirun -np 1 "$bench" step --model "$configs/llama-3.1-8b.json" "${grid[@]}" --check \
-  -o "$out/step_8b_eager.h5" --overwrite 2>&1 | tee "$out/step_8b_eager.log"
-progress "Llama-3.1-8B TP-1 --graph: b 1,8,32 x c 512,4096"
-timeout 240 mpirun -np 1 "$bench" step --model "$configs/llama-3.1-8b.json" "${grid[@]}" --graph \
-  -o "$out/step_8b_graph.h5" --overwrite 2>&1 | tee "$out/step_8b_graph.log"
+run step_8b_eager 60 "$bin/mpi_bench" step --model "$configs/llama-3.1-8b.json" "${grid[@]}" --check \
+  -o "$logs/step_8b_eager.h5" --overwrite
+run step_8b_graph 60 "$bin/mpi_bench" step --model "$configs/llama-3.1-8b.json" "${grid[@]}" --graph \
+  -o "$logs/step_8b_graph.h5" --overwrite
 
-# --- 5. Llama-3.1-70B shard replay ------------------------------------------------------------
-# Layers that fit at k = 2 (the largest shard) with the largest point's KV
-# cache, in 85 % of the GPU's memory after the replicated embedding and the LM head.
+# --- 3. Llama-3.1-70B shard replay, k = 2, 4, 8 ------------------------------------------------------------------
+# Layers that fit at k = 2 (the largest shard) with the largest point's KV cache,
+# in 85 % of the GPU's memory after the replicated embedding and the LM head shard.
 layers=$("$python" - "$configs/llama-3.1-70b.json" "$gpu_mib" <<'EOF'
 import json, sys
 c = json.load(open(sys.argv[1]))
@@ -117,36 +130,30 @@ fixed = vocab * hidden * bf16 + vocab // k * hidden * bf16 + 2 * 2**30  # embedd
 print(max(1, min(c["num_hidden_layers"], int((0.85 * gpu_bytes - fixed) // per_layer))))
 EOF
 )
-progress "Llama-3.1-70B replay k = 2,4,8 with --layers $layers: b 1,8,32 x c 512,4096"
-timeout 240 mpirun -np 1 "$bench" replay --model "$configs/llama-3.1-70b.json" --layers "$layers" --tp 2,4,8 \
-  --batch 1,8,32 --context 512,4096 --backend cuda -w 3 -n 10 \
-  -o "$out/replay_70b.h5" --overwrite 2>&1 | tee "$out/replay_70b.log"
+run replay_70b 55 "$bin/mpi_bench" replay --model "$configs/llama-3.1-70b.json" --layers "$layers" --tp 2,4,8 \
+  --batch 1,8,32 --context 512,4096 --backend cuda -w 3 -n 10 -o "$logs/replay_70b.h5" --overwrite
 
-# --- 6. device-to-device copy bandwidth ---------------------------------------------------------
-progress "device-to-device copy bandwidth"
-timeout 120 mpirun -np 1 "$bench" d2d -o "$out/d2d.h5" --overwrite 2>&1 | tee "$out/d2d.log"
+# --- 4. device-to-device copy bandwidth ----------------------------------------------------------------------------
+run d2d 15 "$bin/mpi_bench" d2d -o "$logs/d2d.h5" --overwrite
 
-# --- summary ----------------------------------------------------------------------------------
-progress "summary"
-"$python" - "$out" "$gpu_name" "$gpu_tests_line" "$layers" >"$out/summary.txt" <<'EOF'
+# --- 5. summary of the timing runs ----------------------------------------------------------------------------------
+summary_py=$(cat <<'EOF'
 import sys
 import h5py
 import numpy as np
 
-out, gpu_name, gpu_tests, layers = sys.argv[1:5]
+logs, gpu_name, gpu_tests, layers = sys.argv[1:5]
 
 def point(path, group):
     with h5py.File(path, "r") as f:
         g = f[group]
-        t_step = float(np.median(g["t_step_us"][()]))
-        return t_step, int(g.attrs["weight_bytes_per_step"])
+        return float(np.median(g["t_step_us"][()])), int(g.attrs["weight_bytes_per_step"])
 
-with h5py.File(f"{out}/d2d.h5", "r") as f:
+with h5py.File(f"{logs}/d2d.h5", "r") as f:
     d2d_GBps = float(np.median(f["/d2d/copy_GBps"][()]))
 
 print(f"tpbench device check on {gpu_name}")
 print(f"GPU tests: {gpu_tests}")
-print("compute-sanitizer on tiny-llama b=3 c=200: memcheck eager and graph, racecheck eager: 0 errors")
 print(f"device-to-device copy: {d2d_GBps:.1f} GB/s (median, bytes read + written, GB = 1e9 B)")
 print()
 print("Llama-3.1-8B TP-1 bf16: median t_step_us; weight_GBps = weight bytes per step / t_step")
@@ -154,8 +161,8 @@ print(f"{'batch':>5} {'context':>7} {'eager_us':>10} {'graph_us':>10} {'graph/ea
       f"{'weight_GBps':>11} {'/d2d':>6}")
 for b in (1, 8, 32):
     for c in (512, 4096):
-        eager, weight_bytes = point(f"{out}/step_8b_eager.h5", f"/step/k1/b{b}_c{c}")
-        graph, _ = point(f"{out}/step_8b_graph.h5", f"/step_graph/k1/b{b}_c{c}")
+        eager, weight_bytes = point(f"{logs}/step_8b_eager.h5", f"/step/k1/b{b}_c{c}")
+        graph, _ = point(f"{logs}/step_8b_graph.h5", f"/step_graph/k1/b{b}_c{c}")
         weight_GBps = weight_bytes / graph / 1e3
         print(f"{b:>5} {c:>7} {eager:>10.1f} {graph:>10.1f} {graph / eager:>11.3f} "
               f"{weight_GBps:>11.1f} {weight_GBps / d2d_GBps:>6.3f}")
@@ -166,8 +173,51 @@ print(f"{'k':>3} {'batch':>5} {'context':>7} {'t_step_us':>10} {'weight_GBps':>1
 for k in (2, 4, 8):
     for b in (1, 8, 32):
         for c in (512, 4096):
-            t, weight_bytes = point(f"{out}/replay_70b.h5", f"/replay/k{k}/b{b}_c{c}")
+            t, weight_bytes = point(f"{logs}/replay_70b.h5", f"/replay/k{k}/b{b}_c{c}")
             print(f"{k:>3} {b:>5} {c:>7} {t:>10.1f} {weight_bytes / t / 1e3:>11.1f}")
 EOF
+)
+if [ "$dry_run" = 0 ]; then
+  run summary 10 "$python" -c "$summary_py" "$logs" "$gpu_name" "${gpu_tests_line:-}" "$layers"
+  cp "$logs/summary.log" "$out/summary.txt"
+else
+  run summary 10 "$python" -c "<summary of the HDF5 files>" "$logs" "<gpu name>" "<gpu tests line>" "$layers"
+fi
+
+# --- 6. compute-sanitizer memcheck, last: a sanitizer that cannot attach is recorded, not fatal ------------------
+# replay --tp 1 runs the project's own kernels with no communicator (NCCL's
+# kernels are not ours to check); --report-api-errors no: expected API errors
+# (the lazy-loading probes of the CUDA libraries) are not findings.
+sanitized=("$bin/tpbench-run" compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 86
+  --target-processes application-only
+  "$bundle/libexec/tpbench/mpi_bench" replay --model "$configs/tiny-llama.json" --tp 1 --batch 3 --context 200
+  --backend cuda -w 1 -n 2 -o "$logs/sanitizer_replay.h5" --overwrite)
+sanitizer_budget=50
+if [ "$dry_run" = 1 ]; then
+  budget_total=$((budget_total + sanitizer_budget))
+  printf '%4ss  %s\n' "$sanitizer_budget" "${sanitized[*]}"
+  printf '%4ss  %s\n' 0 "tar -czf $out/device_check.tar.gz -C $out device_check"
+  echo "# total of the budgets: ${budget_total} s"
+  [ "$budget_total" -le 360 ] || { echo "device_check.sh: the budgets sum to ${budget_total} s, over 360 s" >&2; exit 1; }
+  exit 0
+fi
+log=$logs/sanitizer_memcheck.log
+progress "compute-sanitizer memcheck: tiny-llama replay --tp 1 b=3 c=200 (budget ${sanitizer_budget}s)"
+if ! command -v compute-sanitizer >/dev/null; then
+  sanitizer="not run: compute-sanitizer not found on this node"
+elif timeout --kill-after=5 "$sanitizer_budget" "${sanitized[@]}" >"$log" 2>&1; then
+  grep -q 'ERROR SUMMARY: 0 errors' "$log" || fail "compute-sanitizer memcheck: no clean summary (see $log)"
+  sanitizer="memcheck on tiny-llama replay --tp 1 b=3 c=200: 0 errors"
+elif grep -Eqi 'Device not supported|unable to (attach|initialize)|not supported on this (device|platform)|Internal Sanitizer Error|CUPTI' "$log" &&
+  ! grep -q 'ERROR SUMMARY: [1-9]' "$log"; then
+  sanitizer="not run: compute-sanitizer could not attach to the device ($(grep -Ei -m1 'error|unable|fail' "$log" | cut -c1-160))"
+else
+  fail "compute-sanitizer memcheck found errors or failed (see $log)"
+fi
+echo "compute-sanitizer: $sanitizer" >>"$out/summary.txt"
+
+# --- 7. one archive + summary.txt ------------------------------------------------------------------------------------
+tar -czf "$out/device_check.tar.gz" -C "$out" device_check
+rm -rf "$logs"
 cat "$out/summary.txt"
-progress "done: $out/summary.txt"
+progress "done: $out/summary.txt and $out/device_check.tar.gz"
