@@ -69,7 +69,7 @@ rm -rf "$stage"
 b=$stage/tpbench-bundle
 mkdir -p "$b/bin" "$b/libexec/tpbench" "$b/lib" "$b/share/tpbench"
 
-# --- Open MPI and PMIx, in the layout OPAL_PREFIX / PMIX_INSTALL_PREFIX expect ------------------
+# --- Open MPI and PMIx, in the layout OPAL_PREFIX / PMIX_PKGLIBDIR/PMIX_PKGDATADIR expect ------------------
 ompi_info --path all >/dev/null 2>&1 || fail "ompi_info not found (Open MPI from jobs/setup.sh)"
 ompi_path() { ompi_info --path "$1" --parsable | sed -n "s/^path:$1://p"; }
 ompi_prefix=$(ompi_path prefix)

@@ -6,7 +6,7 @@
 #     the nvcc on PATH, /usr/local/cuda (lib64, lib, targets/x86_64-linux/lib);
 #   - NCCL (libnccl.so.2) from $NCCL_HOME (NCCL_HOME/lib or NCCL_HOME), else the
 #     Python wheel (site-packages/nvidia/nccl/lib of python3), else the toolkit;
-#   - Open MPI and PMIx are told where they now live (OPAL_PREFIX, PMIX_INSTALL_PREFIX).
+#   - Open MPI and PMIx are told where they now live (OPAL_PREFIX, PMIX_PKGLIBDIR, PMIX_PKGDATADIR).
 # What cannot be found is named in one line, exit code 127.
 set -eu
 bundle=$(cd "$(dirname "$0")/.." && pwd -P)
@@ -81,6 +81,12 @@ fi
 export LD_LIBRARY_PATH="$lib_dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export OPAL_PREFIX="$bundle"
 export OPAL_SYSCONFDIR="$bundle/etc/openmpi"
-export PMIX_INSTALL_PREFIX="$bundle/pmix"
+export PMIX_PKGLIBDIR="$bundle/pmix/lib/pmix"    # PMIx's components
+export PMIX_PKGDATADIR="$bundle/pmix/share/pmix"  # and help files
+# Open MPI's ssh/rsh launcher refuses to start, even for local ranks and the
+# singleton's daemon, when neither ssh nor rsh exists (a bare node): launch locally.
+if [ -z "${OMPI_MCA_plm:-}" ] && ! command -v ssh >/dev/null 2>&1 && ! command -v rsh >/dev/null 2>&1; then
+  export OMPI_MCA_plm=isolated
+fi
 export TPB_CONFIG_DIR="${TPB_CONFIG_DIR:-$bundle/share/tpbench/configs}"
 exec "$@"
