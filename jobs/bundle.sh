@@ -39,14 +39,20 @@ out=$(cd "$1" && pwd)
 # --- build --------------------------------------------------------------------------------------
 [ -f "$build/CMakeCache.txt" ] || TPB_BUILD_DIR=$build TPB_BUILD_JOBS=$jobs TPB_BUILD_TARGET=mpi_bench \
   "$root/jobs/build.sh"
-cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
 gpu_tests=(test_tp_decoder_cuda_gpu test_collectives_gpu)
-[ -n "$(cache_value CMAKE_CUDA_COMPILER)" ] || fail "$build was configured without CUDA: the bundle is for GPU nodes"
-archs=$(cache_value CMAKE_CUDA_ARCHITECTURES)
-for arch in 80 90; do
-  echo ";$archs;" | grep -Eq ";$arch(-[a-z]+)?;" || fail "CMAKE_CUDA_ARCHITECTURES=$archs in $build lacks sm_$arch"
+cmake --build "$build" -j "$jobs" --target mpi_bench >/dev/null
+# What the binary holds, not what the cache says: linked against cudart, with
+# device code for both GPU generations.
+ldd "$build/mpi_bench/mpi_bench" | grep -q 'libcudart\.so' ||
+  fail "$build/mpi_bench/mpi_bench has no CUDA backend (built without nvcc): the bundle is for GPU nodes"
+fatbin=$(mktemp)
+objcopy -O binary --only-section=.nv_fatbin "$build/mpi_bench/mpi_bench" "$fatbin"
+archs=$(strings "$fatbin" | grep -Eo 'sm_[0-9]+[a-z]?' | sort -u | tr '\n' ' ')
+rm -f "$fatbin"
+for arch in sm_80 sm_90; do
+  [[ " $archs" == *" $arch "* ]] || fail "mpi_bench holds device code for ${archs:-no architecture}, not $arch"
 done
-cmake --build "$build" -j "$jobs" --target mpi_bench "${gpu_tests[@]}" >/dev/null
+cmake --build "$build" -j "$jobs" --target "${gpu_tests[@]}" >/dev/null
 executables=("$build/mpi_bench/mpi_bench" "$build/tests/tp_decoder_cuda/test_tp_decoder_cuda_gpu"
   "$build/tests/collectives/test_collectives_gpu")
 

@@ -4,8 +4,8 @@
 #   - the node's glibc must be at least the build machine's (glibc is not bundled);
 #   - cudart and cuBLAS come from the node's CUDA toolkit: $CUDA_HOME, $CUDA_PATH,
 #     the nvcc on PATH, /usr/local/cuda (lib64, lib, targets/x86_64-linux/lib);
-#   - NCCL (libnccl.so.2) from $NCCL_HOME (NCCL_HOME/lib or NCCL_HOME), else the
-#     Python wheel (site-packages/nvidia/nccl/lib of python3), else the toolkit;
+#   - NCCL (libnccl.so.2) from $NCCL_HOME (NCCL_HOME/lib or NCCL_HOME) when it is
+#     set, else the Python wheel (site-packages/nvidia/nccl/lib of python3), else the toolkit;
 #   - Open MPI and PMIx are told where they now live (OPAL_PREFIX, PMIX_PKGLIBDIR, PMIX_PKGDATADIR).
 # What cannot be found is named in one line, exit code 127.
 set -eu
@@ -43,6 +43,7 @@ find_lib() {
   return 1
 }
 toolkit_dirs=""
+nccl_dir=""
 for t in $toolkits; do toolkit_dirs="$toolkit_dirs $t/lib64 $t/lib $t/targets/x86_64-linux/lib"; done
 
 for soname in $TPB_BUNDLE_CUDA_LIBS; do
@@ -52,10 +53,12 @@ for soname in $TPB_BUNDLE_CUDA_LIBS; do
       if [ -z "${NCCL_HOME:-}" ] && command -v python3 >/dev/null 2>&1; then
         wheel=$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/dev/null || true)
       fi
+      # An NCCL_HOME given is the only place looked in: a wrong one is named, not worked around.
       # shellcheck disable=SC2086  # toolkit_dirs is a list
-      if dir=$(find_lib "$soname" ${NCCL_HOME:+"$NCCL_HOME/lib" "$NCCL_HOME/lib64" "$NCCL_HOME"} \
-        ${wheel:+"$wheel/lib"} $toolkit_dirs); then
-        add_dir "$dir"
+      if [ -n "${NCCL_HOME:-}" ] && dir=$(find_lib "$soname" "$NCCL_HOME/lib" "$NCCL_HOME/lib64" "$NCCL_HOME"); then
+        nccl_dir=$dir
+      elif [ -z "${NCCL_HOME:-}" ] && dir=$(find_lib "$soname" ${wheel:+"$wheel/lib"} $toolkit_dirs); then
+        nccl_dir=$dir
       elif [ -n "${NCCL_HOME:-}" ]; then
         problem "$soname (not in NCCL_HOME=$NCCL_HOME/lib)"
       else
@@ -78,7 +81,8 @@ if [ -n "$problems" ]; then
   exit 127
 fi
 
-export LD_LIBRARY_PATH="$lib_dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# NCCL's folder first: a toolkit folder may hold another libnccl.so.2.
+export LD_LIBRARY_PATH="${nccl_dir:+$nccl_dir:}$lib_dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export OPAL_PREFIX="$bundle"
 export OPAL_SYSCONFDIR="$bundle/etc/openmpi"
 export PMIX_PKGLIBDIR="$bundle/pmix/lib/pmix"    # PMIx's components

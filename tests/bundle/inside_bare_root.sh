@@ -39,8 +39,16 @@ if [ "$rc" -ne 127 ] || [[ $old != *"glibc >= "*"(the node has 2.31)"* ]]; then
   echo "FAIL: an older glibc was not refused: rc=$rc: $old" >&2
   exit 1
 fi
-libs=$("$b/bin/tpbench-run" printenv LD_LIBRARY_PATH)
-[[ :$libs: == *":$NCCL_HOME/lib:"* ]] || { echo "FAIL: NCCL not taken from NCCL_HOME: $libs" >&2; exit 1; }
+loaded=$("$b/bin/tpbench-run" ldd "$b/libexec/tpbench/mpi_bench")
+if ! echo "$loaded" | grep -q "libnccl.so.2 => $NCCL_HOME/lib/libnccl.so.2"; then
+  echo "FAIL: NCCL not loaded from NCCL_HOME=$NCCL_HOME: $(echo "$loaded" | grep nccl)" >&2
+  exit 1
+fi
+if echo "$loaded" | grep -v ' => /usr/local/cuda/' | grep -Eq 'not found| => /(usr/)?lib/x86_64-linux-gnu/lib(mpi|hdf5|openblas|fmt|crypto|gomp|gfortran)'; then
+  echo "FAIL: mpi_bench loads a library from outside the bundle:" >&2
+  echo "$loaded" >&2
+  exit 1
+fi
 
 step "mpi_bench --help"
 "$b/bin/mpi_bench" --help >"$out/help.txt"
