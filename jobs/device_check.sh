@@ -46,8 +46,14 @@ if [ ! -d "$configs" ] && [ -d "$here/../tp_decoder/configs" ]; then configs=$(c
 started=$(date +%s)
 
 progress() { echo "[device_check +$(($(date +%s) - started))s] $*"; }
+# Stops the check. What ran so far still comes back as the two files: the
+# failure line in summary.txt, the logs in device_check.tar.gz.
 fail() {
   echo "[device_check] FAILED: $*" >&2
+  if [ "$dry_run" = 0 ] && [ -d "$logs" ]; then
+    echo "FAILED: $*" >>"$out/summary.txt"
+    tar -czf "$out/device_check.tar.gz" -C "$out" device_check && rm -rf "$logs"
+  fi
   exit 1
 }
 
@@ -64,11 +70,12 @@ run() {
   fi
   progress "$name (budget ${budget}s)"
   timeout --kill-after=5 "$budget" "$@" >"$logs/$name.log" 2>&1 ||
-    fail "$name (exit $?; see $logs/$name.log)"
+    fail "$name (exit $?; see device_check/$name.log in $out/device_check.tar.gz)"
 }
 
 if [ "$dry_run" = 0 ]; then
   mkdir -p "$logs"
+  rm -f "$out/summary.txt" "$out/device_check.tar.gz"
   [ -x "$bin/mpi_bench" ] || fail "no bundle at $bundle (unpack tpbench-bundle.tar.gz, or set TPB_BUNDLE)"
   export PATH=$PATH:/usr/local/cuda/bin
   command -v nvidia-smi >/dev/null || fail "nvidia-smi not found: no NVIDIA driver on this machine"
@@ -101,7 +108,7 @@ run gpu_tests_nccl_sweep_1rank 25 "$bin/mpirun" -np 1 "$bin/tpbench-run" \
   "$bundle/libexec/tpbench/test_collectives_gpu" --gtest_brief=1
 if [ "$dry_run" = 0 ]; then
   grep -q '\[  SKIPPED \]' "$logs/gpu_tests_cuda_backend.log" &&
-    fail "CUDA backend tests skipped although a GPU is visible (see $logs/gpu_tests_cuda_backend.log)"
+    fail "CUDA backend tests skipped although a GPU is visible (see device_check/gpu_tests_cuda_backend.log)"
   gpu_tests_line="$(grep -h -E '^\[  PASSED  \]' "$logs"/gpu_tests_*.log | tr '\n' ' ')"
 fi
 
@@ -206,13 +213,13 @@ progress "compute-sanitizer memcheck: tiny-llama replay --tp 1 b=3 c=200 (budget
 if ! command -v compute-sanitizer >/dev/null; then
   sanitizer="not run: compute-sanitizer not found on this node"
 elif timeout --kill-after=5 "$sanitizer_budget" "${sanitized[@]}" >"$log" 2>&1; then
-  grep -q 'ERROR SUMMARY: 0 errors' "$log" || fail "compute-sanitizer memcheck: no clean summary (see $log)"
+  grep -q 'ERROR SUMMARY: 0 errors' "$log" || fail "compute-sanitizer memcheck: no clean summary (see device_check/sanitizer_memcheck.log)"
   sanitizer="memcheck on tiny-llama replay --tp 1 b=3 c=200: 0 errors"
 elif grep -Eqi 'Device not supported|unable to (attach|initialize)|not supported on this (device|platform)|Internal Sanitizer Error|CUPTI' "$log" &&
   ! grep -q 'ERROR SUMMARY: [1-9]' "$log"; then
   sanitizer="not run: compute-sanitizer could not attach to the device ($(grep -Ei -m1 'error|unable|fail' "$log" | cut -c1-160))"
 else
-  fail "compute-sanitizer memcheck found errors or failed (see $log)"
+  fail "compute-sanitizer memcheck found errors or failed (see device_check/sanitizer_memcheck.log)"
 fi
 echo "compute-sanitizer: $sanitizer" >>"$out/summary.txt"
 
