@@ -43,7 +43,10 @@ gpu_tests=(test_tp_decoder_cuda_gpu test_collectives_gpu)
 cmake --build "$build" -j "$jobs" --target mpi_bench >/dev/null
 # What the binary holds, not what the cache says: linked against cudart, with
 # device code for both GPU generations.
-ldd "$build/mpi_bench/mpi_bench" | grep -q 'libcudart\.so' ||
+# (Outputs are captured before grep -q reads them: under pipefail, grep -q
+# leaving early would fail the pipeline with the writer's SIGPIPE.)
+linked=$(ldd "$build/mpi_bench/mpi_bench")
+grep -q 'libcudart\.so' <<<"$linked" ||
   fail "$build/mpi_bench/mpi_bench has no CUDA backend (built without nvcc): the bundle is for GPU nodes"
 fatbin=$(mktemp)
 objcopy -O binary --only-section=.nv_fatbin "$build/mpi_bench/mpi_bench" "$fatbin"
@@ -64,6 +67,8 @@ executables=("$build/mpi_bench/mpi_bench" "$build/tests/tp_decoder_cuda/test_tp_
 is_glibc() { [[ $1 =~ ^(libc|libm|libdl|libpthread|librt|libutil|libresolv|libanl|libnsl|libmvec)\.so|^ld-linux ]]; }
 is_cuda() { [[ $1 =~ ^lib(cuda|cudart|cublas|cublasLt|nccl|nvidia-ml|nvrtc)\.so ]]; }
 is_unused_transport() { [[ $1 =~ ^lib(uc[pstm]|fabric|psm_infinipath|psm2|ibverbs|rdmacm|jvm|efa|mlx5)\.so ]]; }
+
+is_elf() { [ "$(head -c 4 "$1" | od -An -tx1 | tr -d ' \n')" = 7f454c46 ]; }
 
 # "soname path" for every library `file` loads, as the host resolves them.
 dependencies() {
@@ -122,7 +127,7 @@ done
 # --- every library they load, once, named by its soname --------------------------------------------
 elves=()
 while IFS= read -r -d '' f; do
-  if head -c 4 "$f" | grep -q $'\x7fELF'; then elves+=("$f"); fi
+  if is_elf "$f"; then elves+=("$f"); fi
 done < <(find "$b/bin" "$b/libexec" "$b/$components_rel" "$b/pmix/lib/pmix" -type f -print0)
 declare -A bundled=()
 cuda_sonames=()
@@ -149,7 +154,7 @@ done
 # cannot put another libstdc++ or libmpi ahead of the bundle's ----------------------------------
 relative_to_lib() { realpath --relative-to="$(dirname "$1")" "$b/lib"; }
 while IFS= read -r -d '' f; do
-  head -c 4 "$f" | grep -q $'\x7fELF' || continue
+  is_elf "$f" || continue
   chmod u+w "$f"
   rel=$(relative_to_lib "$f")
   if [ "$rel" = . ]; then rpath="\$ORIGIN"; else rpath="\$ORIGIN/$rel"; fi

@@ -11,8 +11,11 @@ mkdir -p "$out"
 step() { echo "[bare root] $*"; }
 
 step "the root holds none of the project's dependencies"
+# (Outputs are captured before grep -q reads them: under pipefail, grep -q
+# leaving early would fail the pipeline with the writer's SIGPIPE.)
+installed=$(ldconfig -p)
 for soname in libmpi.so.40 libhdf5_serial.so.103 libopenblas.so.0 libfmt.so.9 libcrypto.so.3 libgomp.so.1 libgfortran.so.5; do
-  if ldconfig -p | grep -q "$soname"; then
+  if grep -q "$soname" <<<"$installed"; then
     echo "FAIL: $soname is installed in the bare root" >&2
     exit 1
   fi
@@ -40,11 +43,12 @@ if [ "$rc" -ne 127 ] || [[ $old != *"glibc >= "*"(the node has 2.31)"* ]]; then
   exit 1
 fi
 loaded=$("$b/bin/tpbench-run" ldd "$b/libexec/tpbench/mpi_bench")
-if ! echo "$loaded" | grep -q "libnccl.so.2 => $NCCL_HOME/lib/libnccl.so.2"; then
+if ! grep -q "libnccl.so.2 => $NCCL_HOME/lib/libnccl.so.2" <<<"$loaded"; then
   echo "FAIL: NCCL not loaded from NCCL_HOME=$NCCL_HOME: $(echo "$loaded" | grep nccl)" >&2
   exit 1
 fi
-if echo "$loaded" | grep -v ' => /usr/local/cuda/' | grep -Eq 'not found| => /(usr/)?lib/x86_64-linux-gnu/lib(mpi|hdf5|openblas|fmt|crypto|gomp|gfortran)'; then
+outside_cuda=$(grep -v ' => /usr/local/cuda/' <<<"$loaded")
+if grep -Eq 'not found| => /(usr/)?lib/x86_64-linux-gnu/lib(mpi|hdf5|openblas|fmt|crypto|gomp|gfortran)' <<<"$outside_cuda"; then
   echo "FAIL: mpi_bench loads a library from outside the bundle:" >&2
   echo "$loaded" >&2
   exit 1
