@@ -67,7 +67,21 @@ step "CPU TP-1 step on tiny-llama (singleton)"
 "$b/bin/mpi_bench" verify "$out/step.h5"
 
 step "2-rank all-reduce sweep through the bundled mpirun"
-"$b/bin/mpirun" -np 2 "$b/bin/mpi_bench" sweep -b 8 -e 64K -f 4 -n 5 -o "$out/sweep.h5" --overwrite
+"$b/bin/mpirun" -np 2 "$b/bin/mpi_bench" sweep -b 8 -e 64K -f 4 -n 5 -o "$out/sweep.h5" --overwrite 2>&1 |
+  tee "$out/sweep.log"
+# A help file or component Open MPI or PMIx cannot find at the new location says so in its output.
+if grep -q "You were supposed to get help" "$out/sweep.log"; then
+  echo "FAIL: a help file was not found from the bundle's location (see above)" >&2
+  exit 1
+fi
+step "Open MPI's help files from the bundle's location"
+set +e
+refused=$("$b/bin/mpirun" -np 1 /tmp/no-such-program 2>&1)
+set -e
+if ! grep -q "could not access" <<<"$refused" || grep -q "You were supposed to get help" <<<"$refused"; then
+  echo "FAIL: mpirun's help text for a missing program did not come from the bundle: $refused" >&2
+  exit 1
+fi
 step "verify the sweep's results file"
 "$b/bin/mpi_bench" verify "$out/sweep.h5"
 step "all passed"
