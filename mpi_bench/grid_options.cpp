@@ -17,6 +17,11 @@ void add_grid_options(CLI::App& app, GridOptions& o) {
   app.add_option("-w,--warmup_iters", o.warmup, "Untimed steps per point")->capture_default_str();
   app.add_option("--warmup", o.warmup)->group("");  // the former spelling
   app.add_option("-n,--iters", o.iters, "Timed steps per point")->capture_default_str();
+  app.add_option("--mem-per-device", o.mem_per_device,
+                 "Memory one rank may use, e.g. 120G (default: MemAvailable or the cgroup limit shared by the "
+                 "node's ranks on CPU, the device's free memory on CUDA); the grid's largest point must fit");
+  app.add_flag("--dry-run", o.dry_run, "Print the grid and each rank's memory estimate against what it may use, "
+                                       "then exit without allocating or writing");
 }
 
 GridChoice parse_grid_options(const GridOptions& o) {
@@ -30,6 +35,8 @@ GridChoice parse_grid_options(const GridOptions& o) {
   c.layers = static_cast<int>(parse_integer("--layers", o.layers, 0));
   c.warmup_iters = static_cast<int>(parse_integer("-w/--warmup_iters", o.warmup, 0));
   c.iters = static_cast<int>(parse_integer("-n/--iters", o.iters, o.min_iters));
+  c.mem_per_device = o.mem_per_device;
+  c.dry_run = o.dry_run;
   return c;
 }
 

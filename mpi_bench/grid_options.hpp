@@ -24,6 +24,8 @@ struct GridOptions {
   std::string layers = "0";     // --layers N; 0: the config's count
   std::string warmup = "3";     // -w/--warmup_iters
   std::string iters = "20";     // -n/--iters
+  std::string mem_per_device;   // --mem-per-device SIZE; empty: what the host or device has free
+  bool dry_run = false;         // --dry-run: print the grid and the memory check, allocate nothing
   int min_iters = 1;            // not a flag: the fewest timed steps the command can use
 };
 
@@ -36,6 +38,8 @@ struct GridChoice {
   int layers = 0;  // 0: the config's count
   int warmup_iters = 3;
   int iters = 20;
+  std::string mem_per_device;  // as typed: parsed by memory_budget()
+  bool dry_run = false;
 };
 
 // Declares the options on `app` (old spelling --warmup kept as a hidden alias).

@@ -12,6 +12,7 @@
 #include "common/error.hpp"
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/commands.hpp"
+#include "mpi_bench/memory_precheck.hpp"
 #include "mpi_bench/provenance.hpp"
 #include "mpi_bench/rank_context.hpp"
 #include "mpi_bench/step_cli.hpp"
@@ -33,6 +34,7 @@ struct ReplayCommandOptions {
 int run_replay(const ReplayCommandOptions& o, const Invocation& invocation) {
   StepCliPlan plan;
   RankContext ranks;
+  MemoryPlan memory;
   validate_collectively(MPI_COMM_WORLD, [&] {
     plan = parse_step_cli(o.common);
     plan.options.graph = o.graph;
@@ -41,7 +43,14 @@ int run_replay(const ReplayCommandOptions& o, const Invocation& invocation) {
       throw UsageError(fmt::format("--graph: needs --backend cuda (the {} backend has no step graphs)",
                                    to_string(plan.backend)));
     ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.backend == BackendKind::cuda);
+    // A replay runs each TP-k shard on one rank, without collectives.
+    memory = check_grid_memory(plan.config, plan,
+                               MemorySetup{plan.backend, backend_memory_types(plan.backend), 1, false, false}, ranks);
   });
+  if (plan.dry_run) {
+    if (ranks.is_root()) print_dry_run("replay", plan.config, plan, memory);
+    return 0;
+  }
   const RunMeta meta = collect_run_meta(ranks, invocation.argc, invocation.argv);
   std::unique_ptr<ResultsFile> results;
   std::unique_ptr<Backend> backend;

@@ -30,6 +30,10 @@ int run_study(const RunOptions& options, const Invocation& invocation) {
     kill_switch = parse_kill_switch(options.kill_switch);
   });
   StudyRuntime runtime = start_study_runtime(declaration);
+  if (declaration.dry_run) {
+    if (runtime.ranks.is_root()) print_dry_run("run", runtime.config, declaration, runtime.memory);
+    return 0;
+  }
   const RunMeta meta = collect_run_meta(runtime.ranks, invocation.argc, invocation.argv);
   const std::string results_path = (std::filesystem::path(options.out_dir) / "study.h5").string();
   std::unique_ptr<ResultsFile> file;

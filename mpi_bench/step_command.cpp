@@ -13,6 +13,7 @@
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/commands.hpp"
 #include "mpi_bench/membw.hpp"
+#include "mpi_bench/memory_precheck.hpp"
 #include "mpi_bench/provenance.hpp"
 #include "mpi_bench/rank_context.hpp"
 #include "mpi_bench/step_cli.hpp"
@@ -58,6 +59,7 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
   StepCliPlan plan;
   RankContext ranks;
   StepOptions options;
+  MemoryPlan memory;
   validate_collectively(MPI_COMM_WORLD, [&] {
     plan = parse_step_cli(o.common);
     for (int k : plan.grid.tp) {
@@ -77,7 +79,14 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
     if (o.check && o.no_comm)
       throw UsageError("--check: cannot compare with TP-1 under --no-comm (its numerics are wrong by design)");
     ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.backend == BackendKind::cuda);
+    memory = check_grid_memory(plan.config, plan,
+                               MemorySetup{plan.backend, backend_memory_types(plan.backend), 1, o.check, !o.no_comm},
+                               ranks);
   });
+  if (plan.dry_run) {
+    if (ranks.is_root()) print_dry_run("step", plan.config, plan, memory);
+    return 0;
+  }
   const RunMeta meta = collect_run_meta(ranks, invocation.argc, invocation.argv);
   std::unique_ptr<ResultsFile> results;
   std::unique_ptr<Backend> backend;

@@ -66,6 +66,11 @@ StudyRuntime start_study_runtime(const StudyDeclaration& declaration) {
       const std::string problem = shard_plan_problem(rt.config, k);
       if (!problem.empty()) throw UsageError(problem);
     }
+    // Before the backend exists: nothing is allocated for a grid that cannot fit.
+    rt.memory = check_grid_memory(
+        rt.config, declaration,
+        MemorySetup{declaration.backend, backend_memory_types(declaration.backend), 1, false, true}, rt.ranks);
+    if (declaration.dry_run) return;
     rt.backend = make_backend(declaration.backend);
   });
   rt.world = make_communicator(declaration.collective, MPI_COMM_WORLD);

@@ -9,6 +9,7 @@
 
 #include "collectives/communicator.hpp"
 #include "mpi_bench/grid_options.hpp"
+#include "mpi_bench/memory_precheck.hpp"
 #include "mpi_bench/rank_context.hpp"
 #include "predictor/registration.hpp"
 #include "results/results_file.hpp"
@@ -36,6 +37,7 @@ struct StudyRuntime {
   std::unique_ptr<Backend> backend;
   std::unique_ptr<Communicator> world;
   WeightCache weights;  // declared after backend: released before it
+  MemoryPlan memory;    // the pre-allocation check this rank passed
 };
 
 // Collective. Validates the declaration (UsageError on every rank when any
