@@ -72,6 +72,7 @@ class AsyncTimingBackend final : public Backend {
   void capture_begin() override { inner_->capture_begin(); }
   void capture_end() override { inner_->capture_end(); }
   void graph_launch() override { inner_->graph_launch(); }
+  void graph_release() noexcept override { inner_->graph_release(); }
 
  private:
   std::unique_ptr<Backend> inner_;
