@@ -51,7 +51,7 @@ int run_study(const RunOptions& options, const Invocation& invocation) {
   });
   measure_stage(runtime, file.get());
   if (!file) return 0;
-  const auto results = verdict_stage(file->h5(), std::nullopt);
+  const StudyVerdict results = verdict_stage(file->h5(), DesignClaims{});
   file->mark_complete();
   file.reset();  // closed before the report reopens it read-only
   fmt::print("{}", verdict_summary(results));

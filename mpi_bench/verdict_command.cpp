@@ -4,6 +4,8 @@
 #include <memory>
 #include <optional>
 
+#include "common/error.hpp"
+#include "common/parse.hpp"
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/commands.hpp"
 #include "mpi_bench/lock_wait_option.hpp"
@@ -18,22 +20,53 @@ namespace {
 struct VerdictOptions {
   std::string file;
   std::string kill_switch;  // optional: must equal the registered threshold
+  std::string rounds;       // optional: must equal the registered MIN:MAX
+  std::string time_budget;  // optional: must equal the registered budget
+  std::string seed;         // optional: must equal the registered seed
+  std::string alpha;        // optional: must equal the registered family-wise alpha
   bool allow_incomplete = false;  // judge a file that fails verify
   double lock_wait_s = kDefaultLockWaitSeconds;
 };
 
+// Each design flag given is a claim the sealed registration must match.
+DesignClaims parse_claims(const VerdictOptions& options) {
+  DesignClaims claims;
+  if (!options.kill_switch.empty()) claims.kill_switch_pct = parse_kill_switch(options.kill_switch);
+  if (!options.rounds.empty()) {
+    int low = 0, high = 0;
+    parse_rounds_range(options.rounds, &low, &high);
+    claims.min_rounds = low;
+    claims.max_rounds = high;
+  }
+  if (!options.time_budget.empty())
+    claims.time_budget_s = static_cast<double>(parse_integer("--time-budget", options.time_budget, 0));
+  if (!options.seed.empty()) claims.seed = static_cast<std::uint64_t>(parse_integer("--seed", options.seed, 0));
+  if (!options.alpha.empty()) {
+    std::size_t used = 0;
+    double value = -1;
+    try {
+      value = std::stod(options.alpha, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != options.alpha.size() || !(value > 0 && value < 1))
+      throw UsageError(fmt::format("--alpha: '{}' is not a probability in (0, 1)", options.alpha));
+    claims.family_alpha = value;
+  }
+  return claims;
+}
+
 int run_verdict(const VerdictOptions& options) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::vector<FormDegreeResult> results;
+  StudyVerdict results;
   validate_collectively(MPI_COMM_WORLD, [&] {
-    std::optional<double> kill_switch;
-    if (!options.kill_switch.empty()) kill_switch = parse_kill_switch(options.kill_switch);
+    const DesignClaims claims = parse_claims(options);
     if (rank != 0) return;
     wait_for_file_lock(options.file, options.lock_wait_s);
     const VerifyResult verified = require_verified_results(options.file, options.allow_incomplete);
     ResultsFile file(options.file);
-    results = verdict_stage(file.h5(), kill_switch);
+    results = verdict_stage(file.h5(), claims);
     if (verified.complete) file.mark_complete();  // a verdict does not complete an unfinished measurement
   });
   if (rank == 0) fmt::print("{}", verdict_summary(results));
@@ -51,6 +84,10 @@ void add_verdict_command(CLI::App& root, CommandList& commands) {
                   "Refuse unless this equals the registered threshold (thresholds are fixed at registration)");
   app->add_flag("--allow-incomplete", options->allow_incomplete,
                 "Judge a file that fails 'mpi_bench verify' (incomplete or inconsistent); it stays complete=0");
+  app->add_option("--rounds", options->rounds, "Refuse unless this equals the registered MIN:MAX rounds");
+  app->add_option("--time-budget", options->time_budget, "Refuse unless this equals the registered time budget");
+  app->add_option("--seed", options->seed, "Refuse unless this equals the registered seed");
+  app->add_option("--alpha", options->alpha, "Refuse unless this equals the registered family-wise alpha");
   add_lock_wait_option(*app, options->lock_wait_s);
   commands.push_back({app, [options](const Invocation&) { return run_verdict(*options); }});
 }

@@ -22,6 +22,8 @@ constexpr std::array kForms{
     ModelForm{"max_form", "max(t_host(k), t_compute(1)/k) + n_ar*t_ar_sweep(k, ar_bytes) + n_ag*t_ag_sweep(k, ag_bytes)",
               predict_max_form},
     ModelForm{"replay", "t_replay(k) + n_ar*t_ar_sweep(k, ar_bytes) + n_ag*t_ag_sweep(k, ag_bytes)", predict_replay},
+    ModelForm{"no_speedup", "t_compute(1) + n_ar*t_ar_sweep(k, ar_bytes) + n_ag*t_ag_sweep(k, ag_bytes)",
+              predict_no_speedup},
 };
 
 Prediction from_terms(const TermShares& terms) { return {terms.total_us(), terms}; }
@@ -49,6 +51,10 @@ Prediction predict_max_form(const FormInputs& in) {
 
 Prediction predict_replay(const FormInputs& in) {
   return from_terms({.compute_us = in.t_replay_us, .collective_us = collective_term_us(in), .host_us = 0});
+}
+
+Prediction predict_no_speedup(const FormInputs& in) {
+  return from_terms({.compute_us = in.t_compute1_us, .collective_us = collective_term_us(in), .host_us = 0});
 }
 
 std::span<const ModelForm> model_forms() { return kForms; }

@@ -42,6 +42,10 @@ Prediction predict_ideal(const FormInputs& in);       // t_compute(1)/k + collec
 Prediction predict_host_floor(const FormInputs& in);  // ideal + t_host(k)
 Prediction predict_max_form(const FormInputs& in);    // max(t_host(k), t_compute(1)/k) + collectives
 Prediction predict_replay(const FormInputs& in);      // t_replay(k) + collectives
+// The negative control: k ranks take as long as one, plus the collectives.
+// Registered like every form; it must come out FALSIFIED at every k > 1, or
+// the study cannot tell a speedup from none at that k.
+Prediction predict_no_speedup(const FormInputs& in);  // t_compute(1) + collectives
 
 struct ModelForm {
   std::string_view name;     // as in reports, HDF5 and predictions.json

@@ -103,7 +103,9 @@ std::string registration_json(const Registration& r) {
         {"datasets_sha256", r.source.datasets_sha256}}},
       {"calibration_inputs", calibration},
       {"predictions", predictions}};
-  return document.dump(2) + "\n";
+  ordered_json sealed = document;
+  if (r.design) sealed["decision"] = rounds_design_json(*r.design);
+  return sealed.dump(2) + "\n";
 }
 
 Registration parse_registration(std::string_view json_text) {
@@ -115,8 +117,9 @@ Registration parse_registration(std::string_view json_text) {
   }
   Registration r;
   r.version = field<int>(doc, "registration_version");
-  if (r.version != kRegistrationVersion)
-    throw UsageError(fmt::format("registration version {} (this tpbench reads {})", r.version, kRegistrationVersion));
+  if (r.version != kRegistrationVersion && r.version != kPreviousRegistrationVersion)
+    throw UsageError(fmt::format("registration version {} (this tpbench reads {} and {})", r.version,
+                                 kRegistrationVersion, kPreviousRegistrationVersion));
   r.registered_at = field<std::string>(doc, "registered_at");
   r.tool_version = field<std::string>(doc, "tool_version");
   const auto& w = section(doc, "workload");
@@ -153,6 +156,7 @@ Registration parse_registration(std::string_view json_text) {
     r.predictions.push_back({field<std::string>(p, "form"), field<int>(p, "k"), field<int>(p, "batch"),
                              field<int>(p, "context"), {field<double>(p, "t_step_us"), terms}});
   }
+  if (doc.contains("decision")) r.design = parse_rounds_design(doc.at("decision"));
   return r;
 }
 

@@ -4,16 +4,21 @@
 // calibration inputs with the digest of the data they came from. Written and
 // hashed before any TP-k step runs; the verdict judges only against it.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "predictor/verdict.hpp"
 #include "predictor/model_forms.hpp"
+#include "predictor/study_design.hpp"
 
 namespace tpb {
 
-inline constexpr int kRegistrationVersion = 1;
+// 2: the measurement design and decision rule ("decision") are sealed too;
+//    version 1 registrations (a single pass, the point rule) still read.
+inline constexpr int kRegistrationVersion = 2;
+inline constexpr int kPreviousRegistrationVersion = 1;
 
 // The declared workload: which decoder, on what, how many samples.
 struct Workload {
@@ -73,6 +78,7 @@ struct Registration {
   CalibrationSource source;
   std::vector<CellInputs> calibration;
   std::vector<CellPrediction> predictions;
+  std::optional<RoundsDesign> design;  // rounds, seed, rule, α, checkpoints; absent in version 1
 };
 
 // Predicts every cell of `calibration` with every form of model_forms().

@@ -70,6 +70,29 @@ std::string kv_dataset_path(const char* dataset);
 std::string kv_block_path(int block_tokens);
 std::string kv_degree_path(int k);
 
+// /rounds: the study measured in randomized interleaved rounds.
+//   /rounds                 attributes: conditions (names, in condition index order), order_seed,
+//                           rounds, stop_reason
+//   /rounds/order           (rounds × conditions) condition index visited at each position
+//   /rounds/visits/{visit_dataset}  (visits) one entry per visit, in execution order
+//   {round condition}/t_step_us  (rounds × iterations × ranks) every world rank's t_step
+//   {round condition}/t_host_us  (rounds × iterations × ranks) replays only
+inline constexpr const char* kRoundsGroup = "/rounds";
+inline constexpr const char* kRoundsOrder = "/rounds/order";
+enum class RoundKind { step, step_nocomm, replay, control_alone };
+// /rounds/{step|step_nocomm|replay}/k{K}/b{B}_c{C}, /rounds/control_alone/b{B}_c{C}
+std::string round_condition_path(RoundKind kind, int k, int batch, int context);
+namespace visit_dataset {
+inline constexpr const char* condition = "condition";              // index into /rounds conditions
+inline constexpr const char* round = "round";                      // 0-based
+inline constexpr const char* execution_index = "execution_index";  // 0-based over the whole study
+inline constexpr const char* start_unix_us = "start_unix_us";      // wall clock at the visit's start
+inline constexpr const char* duration_us = "duration_us";          // the visit, warm-up and gather included
+inline constexpr const char* steal_pct = "steal_pct";              // host steal time during the visit (/proc/stat)
+inline constexpr const char* load_avg_1m = "load_avg_1m";          // /proc/loadavg after the visit
+}  // namespace visit_dataset
+std::string visit_dataset_path(const char* dataset);
+
 // /verdict/{form}/k{K}
 inline constexpr const char* kVerdictGroup = "/verdict";
 std::string verdict_group_path(std::string_view form, int k);

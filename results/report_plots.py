@@ -13,6 +13,7 @@ import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from report_run_sequence import run_sequence  # noqa: E402  (beside this script)
 
 
 def slowest_median(dataset):
@@ -143,6 +144,7 @@ def main():
         step_vs_k(f, prereg, out_dir)
         terms(f, prereg, out_dir)
         sweeps(f, prereg, out_dir)
+        run_sequence(f, out_dir, plt)
 
 
 if __name__ == "__main__":

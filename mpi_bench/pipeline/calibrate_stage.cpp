@@ -10,6 +10,7 @@
 
 #include "collectives/communicator_factory.hpp"
 #include "collectives/tp_sweep.hpp"
+#include "mpi_bench/host_environment.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
 #include "mpi_bench/step_output.hpp"
 #include "mpi_bench/sweep_output.hpp"
@@ -60,12 +61,18 @@ void sweep_collective(StudyRuntime& rt, ResultsFile* file, const CollectiveSpec&
 void calibrate_stage(StudyRuntime& rt, ResultsFile* file) {
   const StudyDeclaration& d = rt.declaration;
   const Workload workload = describe_workload(rt);
+  const HostEnvironment environment = collect_host_environment();  // collective: every rank's binding
   if (file) {
+    write_host_environment(file->h5(), environment);
     write_study_declaration(file->h5(), workload, d.grid);
     H5Handle study = file->h5().group(kStudyGroup);
     write_attribute(study.id(), "sweep_iters", std::int64_t{d.sweep_iters});
     write_attribute(study.id(), "collective", std::string(to_string(d.collective)));
     write_attribute(study.id(), "calibrated_at", utc_timestamp_us());
+    // The measurement design, declared before any calibration step; register seals it.
+    write_attribute(study.id(), "rounds_min", std::int64_t{d.min_rounds});
+    write_attribute(study.id(), "rounds_max", std::int64_t{d.max_rounds});
+    write_attribute(study.id(), "time_budget_s", d.time_budget_s);
     write_model_config(file->h5(), rt.config);  // the same /config as step and replay files
     file->flush();
   }

@@ -28,6 +28,18 @@ void write_text_file(const std::string& path, const std::string& text) {
   if (!out) throw UsageError(fmt::format("-o: cannot write '{}'", path));
 }
 
+// The rounds design calibration declared in /study (a file calibrated before
+// rounds existed gets the defaults), with the kill switch: sealed from here on.
+RoundsDesign declared_design(const H5File& file, double kill_switch_pct, std::uint64_t seed) {
+  H5Handle study = file.open_object(kStudyGroup);
+  const RoundsDesign defaults;
+  if (!has_attribute(study.id(), "rounds_min"))
+    return make_rounds_design(defaults.min_rounds, defaults.max_rounds, defaults.time_budget_s, seed, kill_switch_pct);
+  return make_rounds_design(static_cast<int>(read_integer_attribute(study.id(), "rounds_min")),
+                            static_cast<int>(read_integer_attribute(study.id(), "rounds_max")),
+                            read_double_attribute(study.id(), "time_budget_s"), seed, kill_switch_pct);
+}
+
 }  // namespace
 
 PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::string& predictions_dir) {
@@ -73,6 +85,7 @@ PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::str
     }
   r.source.datasets_sha256 = datasets_sha256(file, r.source.datasets);
   r.predictions = predict_all(r.calibration);
+  r.design = declared_design(file, kill_switch_pct, r.workload.bootstrap_seed);
   r.registered_at = utc_timestamp_us();
 
   PreregRecord record{registration_json(r), "", r.registered_at};

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "mpi_bench/pipeline/study_runtime.hpp"
+#include "predictor/round_evaluation.hpp"
+#include "predictor/study_design.hpp"
 #include "predictor/study_evaluation.hpp"
 #include "results/results_file.hpp"
 
@@ -29,18 +31,26 @@ PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::str
 // before the first TP-k step.
 void measure_stage(StudyRuntime& runtime, ResultsFile* file);
 
+// What the verdict stage found: the single-pass point rule per (form, k)
+// (descriptive, from the first round's points) and, for a study measured in
+// rounds, the decision under the sealed rule with its controls.
+struct StudyVerdict {
+  std::vector<FormDegreeResult> point;
+  std::optional<RoundsEvaluation> rounds;
+};
+
 // Rank 0, file only. Refuses (UsageError naming what does not match) when
 // the registration is missing, its text no longer matches its SHA-256, the
 // measurement ran under another registration, the registration is newer than
-// the measurement, the calibration data changed since registration, or
-// `kill_switch_pct` differs from the registered threshold.
-std::vector<FormDegreeResult> verdict_stage(H5File& file, std::optional<double> kill_switch_pct);
+// the measurement, the calibration data changed since registration, or a
+// claim (kill switch, rounds, time budget, seed, α) differs from the sealed design.
+StudyVerdict verdict_stage(H5File& file, const DesignClaims& claims);
 
 }  // namespace tpb
 
 namespace tpb {
 
-// The verdict table rank 0 prints: one line per (form, k).
-std::string verdict_summary(const std::vector<FormDegreeResult>& results);
+// The verdict table rank 0 prints: the controls, then one line per (form, k).
+std::string verdict_summary(const StudyVerdict& verdict);
 
 }  // namespace tpb

@@ -4,6 +4,7 @@
 
 #include "common/error.hpp"
 #include "common/parse.hpp"
+#include "predictor/study_design.hpp"
 #include "predictor/verdict.hpp"
 
 namespace tpb {
@@ -12,7 +13,14 @@ void add_study_flags(CLI::App* app, StudyFlags& f) {
   add_grid_options(*app, f.grid);
   app->add_option("--sweep-iters", f.sweep_iters, "Timed calls per size in the calibration sweeps")
       ->capture_default_str();
-  app->add_option("--seed", f.seed, "Seed of the bootstrap confidence intervals")->capture_default_str();
+  app->add_option("--seed", f.seed, "Seed of the bootstrap and of the rounds' visiting order (sealed)")
+      ->capture_default_str();
+  app->add_option("--rounds", f.rounds,
+                  "MIN:MAX measurement rounds: checkpoints at MIN, 2*MIN, ... and MAX (sealed)")
+      ->capture_default_str();
+  app->add_option("--time-budget", f.time_budget,
+                  "Seconds of measurement rounds: stop at the last checkpoint that fits (0: none; sealed)")
+      ->capture_default_str();
 }
 
 StudyDeclaration parse_study_flags(const StudyFlags& f) {
@@ -20,6 +28,8 @@ StudyDeclaration parse_study_flags(const StudyFlags& f) {
   static_cast<GridChoice&>(d) = parse_grid_options(f.grid);
   d.sweep_iters = static_cast<int>(parse_integer("--sweep-iters", f.sweep_iters, 1));
   d.bootstrap_seed = static_cast<std::uint64_t>(parse_integer("--seed", f.seed, 0));
+  parse_rounds_range(f.rounds, &d.min_rounds, &d.max_rounds);
+  d.time_budget_s = static_cast<double>(parse_integer("--time-budget", f.time_budget, 0));
   return d;
 }
 

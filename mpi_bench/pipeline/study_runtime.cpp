@@ -53,6 +53,11 @@ void broadcast(std::vector<int>& values) {
 
 }  // namespace
 
+WeightCache& shard_weights_for(StudyRuntime& rt, int point_tp, bool replay) {
+  // At TP-1 the replay shard and every rank's own shard are the whole model.
+  return rt.shard_weights[{point_tp, replay && point_tp > 1}];
+}
+
 StudyRuntime start_study_runtime(const StudyDeclaration& declaration) {
   StudyRuntime rt;
   rt.declaration = declaration;
@@ -112,6 +117,11 @@ StudyDeclaration broadcast_declaration(const RankContext& ranks, const std::stri
     d.sweep_iters = static_cast<int>(read_integer_attribute(study.id(), "sweep_iters"));
     d.bootstrap_seed = w.bootstrap_seed;
     d.bootstrap_resamples = w.bootstrap_resamples;
+    if (has_attribute(study.id(), "rounds_min")) {
+      d.min_rounds = static_cast<int>(read_integer_attribute(study.id(), "rounds_min"));
+      d.max_rounds = static_cast<int>(read_integer_attribute(study.id(), "rounds_max"));
+      d.time_budget_s = read_double_attribute(study.id(), "time_budget_s");
+    }
   });
   broadcast(d.model_path);
   broadcast(d.grid.tp);
@@ -125,14 +135,18 @@ StudyDeclaration broadcast_declaration(const RankContext& ranks, const std::stri
   broadcast(d.sweep_iters);
   broadcast(d.bootstrap_seed);
   broadcast(d.bootstrap_resamples);
+  broadcast(d.min_rounds);
+  broadcast(d.max_rounds);
+  broadcast(d.time_budget_s);
   return d;
 }
 
 GatheredPoint run_point_everywhere(StudyRuntime& rt, Communicator* group, const StepPoint& point,
                                    const StepOptions& options) {
   rt.world->barrier();  // every group starts together, as the ranks of one job would
-  StepTerms terms = run_step_point(*rt.backend, group, rt.config, point, options, &rt.weights);
-  measure_collectives_in_situ(*rt.backend, group, rt.config, point, options, &rt.weights, &terms);
+  WeightCache& weights = shard_weights_for(rt, point.tp, group == nullptr);
+  StepTerms terms = run_step_point(*rt.backend, group, rt.config, point, options, &weights);
+  measure_collectives_in_situ(*rt.backend, group, rt.config, point, options, &weights, &terms);
   const StepRunInfo info{std::string(to_string(rt.declaration.backend)), point, options, group == nullptr};
   const int group_size = group ? point.tp : 1;  // a replay rank is a group of its own
   const StepPointRecord world = gather_step_point(MPI_COMM_WORLD, group_size, terms);
@@ -155,7 +169,9 @@ std::vector<double> run_point_each_rank_alone(StudyRuntime& rt, Communicator& ow
   std::vector<double> mine(static_cast<std::size_t>(options.iters), 0.0);
   for (int r = 0; r < rt.ranks.size; ++r) {
     rt.world->barrier();
-    if (rt.ranks.rank == r) mine = run_step_point(*rt.backend, &own_group, rt.config, point, options, &rt.weights).t_rank_us;
+    if (rt.ranks.rank == r)
+      mine = run_step_point(*rt.backend, &own_group, rt.config, point, options, &shard_weights_for(rt, point.tp, false))
+                 .t_rank_us;
   }
   rt.world->barrier();
   return gather_by_iteration(MPI_COMM_WORLD, mine);

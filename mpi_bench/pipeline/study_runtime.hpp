@@ -3,7 +3,9 @@
 // study, the rank map, the model, the backend and the world communicator.
 // Also runs one step point on every TP group at once and gathers the samples
 // on world rank 0.
+#include <map>
 #include <memory>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -26,8 +28,11 @@ namespace tpb {
 // calibration sweeps and the bootstrap.
 struct StudyDeclaration : GridChoice {
   int sweep_iters = 20;
-  std::uint64_t bootstrap_seed = 20240;
+  std::uint64_t bootstrap_seed = 20240;  // also seeds the visiting order of the rounds
   int bootstrap_resamples = 2000;
+  int min_rounds = 10;       // --rounds MIN:MAX, sealed at registration
+  int max_rounds = 20;
+  double time_budget_s = 0;  // --time-budget: 0 means none
 };
 
 struct StudyRuntime {
@@ -36,9 +41,16 @@ struct StudyRuntime {
   ModelConfig config;
   std::unique_ptr<Backend> backend;
   std::unique_ptr<Communicator> world;
-  WeightCache weights;  // declared after backend: released before it
+  // One cache per shard this rank draws (TP degree, and whether it is rank 0's
+  // replay shard), so that rounds interleave conditions without redrawing
+  // weights. Declared after backend: released before it.
+  std::map<std::pair<int, bool>, WeightCache> shard_weights;
   MemoryPlan memory;    // the pre-allocation check this rank passed
 };
+
+// The weight cache of the shard `point_tp` draws on this rank (`replay`: rank
+// 0's shard of TP-k, as a shard replay runs).
+WeightCache& shard_weights_for(StudyRuntime& runtime, int point_tp, bool replay);
 
 // Collective. Validates the declaration (UsageError on every rank when any
 // rank finds it bad: unknown model file, k not dividing the world or the model).

@@ -18,6 +18,9 @@
 #include "predictor/sha256.hpp"
 #include "results/custody.hpp"
 #include "results/report.hpp"
+#include "results/round_records.hpp"
+#include "results/verify.hpp"
+#include "predictor/visit_order.hpp"
 
 namespace tpb {
 namespace {
@@ -45,6 +48,8 @@ StudyDeclaration tiny_study() {
   d.iters = 6;
   d.sweep_iters = 3;
   d.bootstrap_resamples = 200;
+  d.min_rounds = 4;  // checkpoints 4 and 6: short, and both are exercised when cells stay open
+  d.max_rounds = 6;
   return d;
 }
 
@@ -67,7 +72,7 @@ class Pipeline : public ::testing::Test {
     if (file) register_stage(file->h5(), 15.0, dir_);
     measure_stage(runtime, file.get());
     if (file) {
-      verdict_stage(file->h5(), std::nullopt);
+      verdict_stage(file->h5(), DesignClaims{});
       file->mark_complete();
     }
     MPI_Barrier(MPI_COMM_WORLD);
@@ -108,7 +113,7 @@ TEST_F(Pipeline, FileHoldsEveryStage) {
   if (world_rank() != 0) return;
   const H5File file(path_, H5Mode::read_only);
   for (const char* group : {"/prereg", "/step", "/step_nocomm", "/replay", "/sweep", "/sweep_allgather", "/control",
-                            "/verdict", "/study", "/config"})
+                            "/verdict", "/study", "/config", "/rounds", "/rounds/visits"})
     EXPECT_TRUE(file.exists(group)) << group;
   EXPECT_TRUE(results_file_complete(file));
   EXPECT_TRUE(fs::exists(dir_ + "/predictions.json"));
@@ -147,13 +152,13 @@ TEST_F(Pipeline, VerdictsAndReportRecomputeExactlyFromRawDatasets) {
       const std::string verdict = mape <= threshold ? "HOLDS" : "FALSIFIED";
       H5Handle group = file.open_object(fmt::format("/verdict/{}/k{}", name, k));
       EXPECT_EQ(read_double_attribute(group.id(), "mape_pct"), mape) << name << " k=" << k;
-      EXPECT_EQ(read_string_attribute(group.id(), "verdict"), verdict) << name << " k=" << k;
+      EXPECT_EQ(read_string_attribute(group.id(), "point_verdict"), verdict) << name << " k=" << k;
       const std::string row = fmt::format("| {} | `{}` | {:.2f} % | {:.2f} % | **{}** |", k, name, mape, threshold,
                                           verdict);
       EXPECT_NE(report.find(row), std::string::npos) << "report lacks: " << row;
       ++judged;
     }
-  EXPECT_EQ(judged, 8);  // 4 forms × 2 degrees
+  EXPECT_EQ(judged, 10);  // 5 forms × 2 degrees
 }
 
 // In every step point of the study, t_step_us is per iteration the slowest
@@ -211,14 +216,14 @@ TEST_F(Pipeline, ChangedThresholdIsRefused) {
   edited.replace(edited.find(from), from.size(), "\"mape_threshold_pct\": 50.0");
   // Edited, hash left alone: the seal breaks.
   replace_prereg(copy, edited, original.sha256, original.registered_at);
-  expect_refusal([&] { H5File f(copy, H5Mode::read_write); verdict_stage(f, std::nullopt); }, "edited after registration");
+  expect_refusal([&] { H5File f(copy, H5Mode::read_write); verdict_stage(f, DesignClaims{}); }, "edited after registration");
   // Edited and resealed: the measurement still names the original registration.
   replace_prereg(copy, edited, sha256_hex(edited), original.registered_at);
-  expect_refusal([&] { H5File f(copy, H5Mode::read_write); verdict_stage(f, std::nullopt); },
+  expect_refusal([&] { H5File f(copy, H5Mode::read_write); verdict_stage(f, DesignClaims{}); },
                  "measurement ran under registration");
   // A threshold asked for at verdict time must be the registered one.
   const std::string intact = copy_of_study("kill_switch");
-  expect_refusal([&] { H5File f(intact, H5Mode::read_write); verdict_stage(f, 20.0); }, "differs from the 15");
+  expect_refusal([&] { H5File f(intact, H5Mode::read_write); verdict_stage(f, DesignClaims{.kill_switch_pct = 20.0}); }, "differs from the 15");
 }
 
 TEST_F(Pipeline, RegistrationWrittenAfterMeasurementIsRefused) {
@@ -234,7 +239,7 @@ TEST_F(Pipeline, RegistrationWrittenAfterMeasurementIsRefused) {
     H5File file(copy, H5Mode::read_write);
     write_measurement_stamp(file, {sha256_hex(late), read_measurement_stamp(file).started_at});
   }
-  expect_refusal([&] { H5File f(copy, H5Mode::read_write); verdict_stage(f, std::nullopt); },
+  expect_refusal([&] { H5File f(copy, H5Mode::read_write); verdict_stage(f, DesignClaims{}); },
                  "is newer than the measurement");
 }
 
@@ -245,7 +250,7 @@ TEST_F(Pipeline, MissingRegistrationIsRefused) {
     H5File file(copy, H5Mode::read_write);
     ASSERT_GE(H5Ldelete(file.id(), "/prereg", H5P_DEFAULT), 0);
   }
-  expect_refusal([&] { H5File f(copy, H5Mode::read_write); verdict_stage(f, std::nullopt); }, "no registration");
+  expect_refusal([&] { H5File f(copy, H5Mode::read_write); verdict_stage(f, DesignClaims{}); }, "no registration");
   expect_refusal([&] { write_report(copy, dir_ + "/unregistered_report"); }, "no registration");
 }
 
@@ -266,6 +271,101 @@ TEST_F(Pipeline, MeasureRefusesWithoutRegistrationOnEveryRank) {
   if (file) {
     EXPECT_FALSE(has_measurement(file->h5()));
   }
+}
+
+// The rounds: the stored order is the one the sealed seed draws (and, for
+// this seed and grid, the golden first round below), every visit is recorded
+// in execution order, and verify accepts the file.
+TEST_F(Pipeline, RoundsStoreTheSealedOrderAndEveryVisit) {
+  if (world_rank() != 0) return;
+  const H5File file(path_, H5Mode::read_only);
+  const Registration r = parse_registration(read_prereg(file).text);
+  ASSERT_TRUE(r.design.has_value());
+  EXPECT_EQ(r.design->order_seed, 20240u);
+  EXPECT_EQ(r.design->rule.checkpoints, (std::vector<int>{4, 6}));
+  const auto conditions = round_conditions(r.grid, true);
+  ASSERT_EQ(conditions.size(), 14u);  // k1: step, replay; k2: step, --no-comm, replay; TP-1 --no-comm, alone
+  const auto order = read_round_order(file);
+  ASSERT_TRUE(order.size() == 4 || order.size() == 6) << order.size();  // stops only at a checkpoint
+  const auto drawn = round_visit_orders(conditions.size(), static_cast<int>(order.size()), 20240);
+  EXPECT_EQ(order, drawn);
+  // Seed 20240, 14 conditions: drawn by an independent Python transcription
+  // of SplitMix64 + Fisher–Yates (the one behind visit_order_test's golden).
+  const std::vector<std::size_t> golden_first_round = {0, 13, 10, 11, 12, 6, 4, 8, 2, 9, 5, 1, 3, 7};
+  EXPECT_EQ(order.front(), golden_first_round);
+  const auto visit_condition = file.read_integers(visit_dataset_path(visit_dataset::condition));
+  const auto execution = file.read_integers(visit_dataset_path(visit_dataset::execution_index));
+  ASSERT_EQ(visit_condition.size(), order.size() * conditions.size());
+  for (std::size_t i = 0; i < visit_condition.size(); ++i) {
+    EXPECT_EQ(execution[i], static_cast<std::int64_t>(i));
+    EXPECT_EQ(static_cast<std::size_t>(visit_condition[i]), order[i / conditions.size()][i % conditions.size()]);
+  }
+  std::vector<std::uint64_t> dims;
+  file.read_doubles(round_condition_path(RoundKind::step, 2, 1, 8) + "/t_step_us", &dims);
+  EXPECT_EQ(dims, (std::vector<std::uint64_t>{order.size(), 6, 2}));  // rounds × iterations × ranks
+  const VerifyResult verified = verify_results_file(path_);
+  EXPECT_TRUE(verified.problems.empty()) << verified.problems.front().message;
+}
+
+// Every (form, k) carries the decision's attributes; the host forms are
+// NOT_APPLICABLE on CPU with their reason; the report puts the controls first.
+TEST_F(Pipeline, VerdictAttributesControlsAndNotApplicableOnCpu) {
+  if (world_rank() != 0) return;
+  const H5File file(path_, H5Mode::read_only);
+  for (const auto& form : model_forms())
+    for (int k : {1, 2}) {
+      H5Handle group = file.open_object(verdict_group_path(form.name, k));
+      for (const char* name : {"verdict", "reason", "error_pct", "error_ci_low_pct", "error_ci_high_pct", "drift_pct",
+                               "rounds", "rounds_needed", "p_exceeds"})
+        EXPECT_TRUE(has_attribute(group.id(), name)) << form.name << " k=" << k << " lacks " << name;
+      const std::string verdict = read_string_attribute(group.id(), "verdict");
+      const bool host_form = form.name == "host_floor" || form.name == "max_form";
+      if (host_form) {
+        EXPECT_EQ(verdict, "NOT_APPLICABLE") << form.name;
+        EXPECT_NE(read_string_attribute(group.id(), "reason").find("host-synchronous"), std::string::npos);
+      } else {
+        EXPECT_TRUE(verdict == "HOLDS" || verdict == "FALSIFIED" || verdict == "INCONCLUSIVE") << verdict;
+        EXPECT_EQ(read_integer_attribute(group.id(), "rounds"), static_cast<std::int64_t>(read_round_order(file).size()));
+      }
+    }
+  H5Handle root = file.open_object(kVerdictGroup);
+  for (const char* name : {"control_aa", "control_same_node", "control_power_k2_over", "control_no_speedup_k2", "alpha"})
+    EXPECT_TRUE(has_attribute(root.id(), name)) << name;
+  const std::string report_dir = dir_ + "/rounds_report";
+  std::ifstream in(write_report(path_, report_dir));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string report = buffer.str();
+  const auto controls = report.find("### Controls");
+  const auto decision = report.find("### Decision per (form, k)");
+  ASSERT_NE(controls, std::string::npos);
+  ASSERT_NE(decision, std::string::npos);
+  EXPECT_LT(controls, decision);
+  EXPECT_NE(report.find("| 2 | `host_floor` | **NOT_APPLICABLE** |"), std::string::npos);
+  EXPECT_NE(report.find("## Host environment"), std::string::npos);
+  EXPECT_TRUE(fs::exists(report_dir + "/fig_run_sequence.png"));
+}
+
+// Custody: the design and rule are sealed; a claim that differs is refused,
+// and so is a registration whose decision section was edited.
+TEST_F(Pipeline, ChangedRoundsSeedOrRuleIsRefused) {
+  if (world_rank() != 0) return;
+  const std::string intact = copy_of_study("design_claims");
+  expect_refusal([&] { H5File f(intact, H5Mode::read_write); verdict_stage(f, DesignClaims{.seed = 1u}); },
+                 "--seed: 1 differs from the registered 20240");
+  expect_refusal(
+      [&] { H5File f(intact, H5Mode::read_write); verdict_stage(f, DesignClaims{.min_rounds = 2, .max_rounds = 3}); },
+      "--rounds: 2:3 differs from the registered 4:6");
+  expect_refusal([&] { H5File f(intact, H5Mode::read_write); verdict_stage(f, DesignClaims{.family_alpha = 0.2}); },
+                 "--alpha");
+  const std::string copy = copy_of_study("rule_edited");
+  const PreregRecord original = read_prereg(H5File(copy, H5Mode::read_only));
+  std::string edited = original.text;
+  const std::string from = "\"family_alpha\": 0.05";
+  ASSERT_NE(edited.find(from), std::string::npos);
+  edited.replace(edited.find(from), from.size(), "\"family_alpha\": 0.5");
+  replace_prereg(copy, edited, original.sha256, original.registered_at);
+  expect_refusal([&] { H5File f(copy, H5Mode::read_write); verdict_stage(f, DesignClaims{}); }, "edited after registration");
 }
 
 }  // namespace

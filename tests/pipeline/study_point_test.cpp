@@ -35,7 +35,7 @@ TEST(StudyPoint, AsyncTimingBackendMeasuresTheCollectiveTermInProfiledIterations
   const StepPoint point{tp, 2, 8};
 
   // The timed iterations alone record no event and no collective time.
-  const StepTerms timed = run_step_point(*rt.backend, group.get(), rt.config, point, options, &rt.weights);
+  const StepTerms timed = run_step_point(*rt.backend, group.get(), rt.config, point, options, &shard_weights_for(rt, point.tp, false));
   EXPECT_TRUE(timed.t_ar_insitu_us.empty());
   EXPECT_EQ(timing->events_recorded(), 0);
 

@@ -60,9 +60,19 @@ TEST(ModelForms, TpOneHasNoSplit) {
 TEST(ModelForms, TableListsEveryFormOnceAndFindsThemByName) {
   std::vector<std::string> names;
   for (const auto& form : model_forms()) names.emplace_back(form.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"ideal", "host_floor", "max_form", "replay"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"ideal", "host_floor", "max_form", "replay", "no_speedup"}));
   EXPECT_DOUBLE_EQ(find_model_form("host_floor").predict(two_way(300)).t_step_us, 860.0);
   EXPECT_THROW(find_model_form("roofline"), UsageError);
+}
+
+TEST(ModelForms, NoSpeedupChargesTheWholeTp1ComputeAtEveryK) {
+  FormInputs in = two_way(300);
+  const double collectives = collective_term_us(in);
+  EXPECT_DOUBLE_EQ(predict_no_speedup(in).t_step_us, in.t_compute1_us + collectives);
+  in.k = 4;
+  EXPECT_DOUBLE_EQ(predict_no_speedup(in).t_step_us, in.t_compute1_us + collective_term_us(in));
+  in.k = 1;
+  EXPECT_DOUBLE_EQ(predict_no_speedup(in).t_step_us, predict_ideal(in).t_step_us);  // an A/A cell at k = 1
 }
 
 TEST(ModelForms, TermsAlwaysAddUpToThePrediction) {

@@ -1,0 +1,29 @@
+#pragma once
+// What the host was doing and how it was set up when a study ran, for /meta:
+// CPU model, frequency governor, SMT, load average, cgroup CPU quota, clock
+// source and each rank's CPU binding. Anything unreadable is recorded as
+// "unknown (PATH unreadable)", never guessed.
+#include <string>
+#include <vector>
+
+#include "results/h5_file.hpp"
+
+namespace tpb {
+
+struct HostEnvironment {
+  std::string cpu_model;
+  std::string governor;
+  std::string smt;
+  std::string load_average;
+  std::string cgroup_cpu_quota;
+  std::string clocksource;
+  std::vector<std::string> binding;  // per world rank: "rank R: cpus LIST"
+};
+
+// Collective over MPI_COMM_WORLD (the binding is gathered); complete on rank 0.
+HostEnvironment collect_host_environment();
+
+// Rank 0: the environment as /meta attributes env_*.
+void write_host_environment(H5File& file, const HostEnvironment& environment);
+
+}  // namespace tpb

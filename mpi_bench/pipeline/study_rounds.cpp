@@ -1,0 +1,175 @@
+#include "mpi_bench/pipeline/study_rounds.hpp"
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <chrono>
+#include <map>
+
+#include "collectives/communicator_factory.hpp"
+#include "collectives/mpi_check.hpp"
+#include "mpi_bench/collective_validation.hpp"
+#include "mpi_bench/host_load.hpp"
+#include "mpi_bench/watchdog.hpp"
+#include "predictor/study_stopping.hpp"
+#include "predictor/visit_order.hpp"
+#include "results/round_records.hpp"
+
+namespace tpb {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+struct VisitResult {
+  GatheredPoint point;          // steps and replays (rank 0)
+  std::vector<double> alone;    // same-node control: iterations × ranks (rank 0)
+};
+
+VisitResult run_visit(StudyRuntime& rt, const RoundCondition& c, std::map<int, std::unique_ptr<Communicator>>& groups,
+                      const StepOptions& options) {
+  StepOptions no_comm = options;
+  no_comm.no_comm = true;
+  const StepPoint point{c.k, c.batch, c.context};
+  VisitResult out;
+  switch (c.kind) {
+    case RoundKind::step: out.point = run_point_everywhere(rt, groups.at(c.k).get(), point, options); break;
+    case RoundKind::step_nocomm: out.point = run_point_everywhere(rt, groups.at(c.k).get(), point, no_comm); break;
+    case RoundKind::replay: out.point = run_point_everywhere(rt, nullptr, point, options); break;
+    case RoundKind::control_alone: out.alone = run_point_each_rank_alone(rt, *groups.at(1), point, options); break;
+  }
+  return out;
+}
+
+// The first round's TP-k points also go where single-pass readers look
+// (/step, /step_nocomm k > 1, /control): the anchors' points there are
+// calibration's, sealed, and are never rewritten.
+void write_first_round_point(ResultsFile& file, const RoundCondition& c, const VisitResult& visit, int iters,
+                             int ranks) {
+  const std::vector<std::uint64_t> dims{static_cast<std::uint64_t>(iters), static_cast<std::uint64_t>(ranks)};
+  if (c.kind == RoundKind::step) {
+    write_gathered_point(file, visit.point);
+    if (c.k == 1)
+      file.h5().write_dataset(control_t_step_path(ControlMode::concurrent, c.batch, c.context),
+                              visit.point.all_ranks_t_step_us, dims);
+  } else if (c.kind == RoundKind::step_nocomm && c.k > 1) {
+    write_gathered_point(file, visit.point);
+  } else if (c.kind == RoundKind::control_alone) {
+    file.h5().write_dataset(control_t_step_path(ControlMode::alone, c.batch, c.context), visit.alone, dims);
+  }
+}
+
+void append_samples(RoundRecords& records, std::size_t index, const VisitResult& visit, int ranks) {
+  const RoundCondition& c = records.conditions[index];
+  const std::vector<double>& t_step = c.kind == RoundKind::control_alone ? visit.alone : visit.point.all_ranks_t_step_us;
+  records.t_step_us[index].insert(records.t_step_us[index].end(), t_step.begin(), t_step.end());
+  records.columns[index] = ranks;
+  if (c.kind == RoundKind::replay)
+    records.t_host_us[index].insert(records.t_host_us[index].end(), visit.point.group0.t_host_us.begin(),
+                                    visit.point.group0.t_host_us.end());
+}
+
+// Rank 0 at the end of a round: whether to stop, and why.
+std::string stop_reason(const Registration& registration, const RoundsDesign& design, const RoundRecords& records,
+                        double elapsed_s) {
+  const int done = static_cast<int>(records.order.size());
+  if (!is_checkpoint(design.rule, done)) return "";
+  if (done >= design.rule.max_rounds()) return "maximum rounds";
+  const RoundsEvaluation evaluation = evaluate_rounds(registration, design, round_observations(records));
+  std::vector<CellVerdict> verdicts;
+  for (const auto& cell : evaluation.cells) verdicts.push_back(cell.verdict);
+  if (should_stop(design.rule, done, verdicts)) return "every cell decided";
+  if (design.time_budget_s > 0) {
+    int next = done;
+    for (int checkpoint : design.rule.checkpoints)
+      if (checkpoint > done) {
+        next = checkpoint;
+        break;
+      }
+    const double projected_s = elapsed_s / done * next;
+    if (projected_s > design.time_budget_s)
+      return fmt::format("time budget: {} rounds would take about {:.0f} s of the {:.0f} s budget", next, projected_s,
+                         design.time_budget_s);
+  }
+  return "";
+}
+
+}  // namespace
+
+RoundsDesign registered_design(const Registration& r) {
+  if (r.design) return *r.design;
+  const RoundsDesign defaults;
+  return make_rounds_design(defaults.min_rounds, defaults.max_rounds, 0, r.workload.bootstrap_seed,
+                            kill_switch_for(r.kill_switches, "ideal"));
+}
+
+void run_study_rounds(StudyRuntime& rt, ResultsFile* file, const Registration* registration) {
+  const StudyDeclaration& d = rt.declaration;
+  RoundsDesign design;
+  if (registration) design = registered_design(*registration);
+  std::uint64_t seed = design.order_seed;
+  int max_rounds = design.rule.max_rounds();
+  MPI_CHECK(MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD));
+  MPI_CHECK(MPI_Bcast(&max_rounds, 1, MPI_INT, 0, MPI_COMM_WORLD));
+
+  const int ranks = rt.ranks.size;
+  const std::vector<RoundCondition> conditions = round_conditions(d.grid, ranks >= 2);
+  const std::vector<std::vector<std::size_t>> orders = round_visit_orders(conditions.size(), max_rounds, seed);
+  std::map<int, std::unique_ptr<Communicator>> groups;
+  groups[1] = split_into_tp_groups(*rt.world, 1);
+  for (int k : d.grid.tp)
+    if (!groups.count(k)) groups[k] = split_into_tp_groups(*rt.world, k);
+  StepOptions options;
+  options.warmup = d.warmup_iters;
+  options.iters = d.iters;
+
+  RoundRecords records;
+  records.conditions = conditions;
+  records.order_seed = seed;
+  records.iterations = d.iters;
+  records.t_step_us.resize(conditions.size());
+  records.t_host_us.resize(conditions.size());
+  records.columns.assign(conditions.size(), ranks);
+
+  const Clock::time_point start = Clock::now();
+  int execution_index = 0;
+  for (int round = 0; round < max_rounds; ++round) {
+    study_progress(rt, fmt::format("measure: round {} of at most {} ({} visits)", round + 1, max_rounds,
+                                   conditions.size()));
+    for (std::size_t index : orders[static_cast<std::size_t>(round)]) {
+      const RoundCondition& c = conditions[index];
+      report_progress("study", fmt::format("round {} {}", round + 1, round_condition_name(c)));
+      const CpuTimes before = read_cpu_times();
+      const double start_us = unix_time_us();
+      const Clock::time_point visit_start = Clock::now();
+      const VisitResult visit = run_visit(rt, c, groups, options);
+      if (file) {
+        const double duration_us = seconds_since(visit_start) * 1e6;
+        append_samples(records, index, visit, ranks);
+        records.visits.push_back({static_cast<int>(index), round, execution_index, start_us, duration_us,
+                                  steal_pct_between(before, read_cpu_times()), load_average_1m()});
+        if (round == 0) write_first_round_point(*file, c, visit, d.iters, ranks);
+      }
+      ++execution_index;
+    }
+    int stop = 0;
+    validate_collectively(MPI_COMM_WORLD, [&] {
+      if (!file) return;
+      records.order.push_back(orders[static_cast<std::size_t>(round)]);
+      records.stop_reason = stop_reason(*registration, design, records, seconds_since(start));
+      stop = records.stop_reason.empty() ? 0 : 1;
+      write_round_records(file->h5(), records);
+      file->flush();  // a killed study keeps every finished round
+    });
+    MPI_CHECK(MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    if (stop) break;
+  }
+  if (file)
+    study_progress(rt, fmt::format("measure: stopped after {} rounds ({}), {:.1f} s", records.order.size(),
+                                   records.stop_reason, seconds_since(start)));
+}
+
+}  // namespace tpb

@@ -1,0 +1,23 @@
+#pragma once
+// The measurement of a study, in randomized interleaved rounds. Every round
+// visits each condition of round_conditions() once (TP-k cells, their
+// --no-comm ablation, the anchors t_compute(1) and t_replay(k), the
+// same-node control), in an order drawn by Fisher–Yates from the sealed seed.
+// Cells are judged at the sealed checkpoints only; the study stops at the
+// first checkpoint where every cell is decided, at the sealed maximum, or at
+// the last checkpoint the time budget allows.
+#include "mpi_bench/pipeline/study_runtime.hpp"
+#include "predictor/registration.hpp"
+
+namespace tpb {
+
+// Collective. `file` and `registration` are non-null on world rank 0 only;
+// the registration carries the design (a version-1 registration, sealed
+// before rounds existed, is measured under the default design).
+void run_study_rounds(StudyRuntime& runtime, ResultsFile* file, const Registration* registration);
+
+// The design a registration was sealed with, or the default design at its
+// kill switch and seed for a version-1 registration.
+RoundsDesign registered_design(const Registration& registration);
+
+}  // namespace tpb

@@ -1,0 +1,184 @@
+#include "results/round_records.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/error.hpp"
+#include "predictor/statistics.hpp"
+
+namespace tpb {
+namespace {
+
+// Per iteration, the slowest of columns [0, width) of one round's block
+// (iterations × columns), then the median over iterations.
+double slowest_median(const std::vector<double>& values, int round, int iterations, int columns, int width) {
+  std::vector<double> slowest;
+  const std::size_t base = static_cast<std::size_t>(round) * iterations * columns;
+  for (int i = 0; i < iterations; ++i) {
+    double worst = values[base + static_cast<std::size_t>(i) * columns];
+    for (int c = 1; c < width; ++c) worst = std::max(worst, values[base + static_cast<std::size_t>(i) * columns + c]);
+    slowest.push_back(worst);
+  }
+  return median(slowest);
+}
+
+std::vector<double> per_column_medians(const std::vector<double>& values, int round, int iterations, int columns) {
+  std::vector<double> out;
+  const std::size_t base = static_cast<std::size_t>(round) * iterations * columns;
+  for (int c = 0; c < columns; ++c) {
+    std::vector<double> column;
+    for (int i = 0; i < iterations; ++i) column.push_back(values[base + static_cast<std::size_t>(i) * columns + c]);
+    out.push_back(median(column));
+  }
+  return out;
+}
+
+std::vector<std::int64_t> as_integers(const std::vector<VisitRecord>& visits, int VisitRecord::*field) {
+  std::vector<std::int64_t> out;
+  for (const auto& v : visits) out.push_back(v.*field);
+  return out;
+}
+
+std::vector<double> as_doubles(const std::vector<VisitRecord>& visits, double VisitRecord::*field) {
+  std::vector<double> out;
+  for (const auto& v : visits) out.push_back(v.*field);
+  return out;
+}
+
+std::string condition_path(const RoundCondition& c) { return round_condition_path(c.kind, c.k, c.batch, c.context); }
+
+}  // namespace
+
+std::vector<RoundCondition> round_conditions(const Grid& grid, bool same_node) {
+  std::vector<RoundCondition> out;
+  for (int k : grid.tp)
+    for (int b : grid.batch)
+      for (int c : grid.context) {
+        out.push_back({RoundKind::step, k, b, c});
+        if (k > 1) out.push_back({RoundKind::step_nocomm, k, b, c});
+        out.push_back({RoundKind::replay, k, b, c});
+      }
+  for (int b : grid.batch)
+    for (int c : grid.context) {
+      out.push_back({RoundKind::step_nocomm, 1, b, c});
+      if (same_node) out.push_back({RoundKind::control_alone, 1, b, c});
+    }
+  return out;
+}
+
+std::string round_condition_name(const RoundCondition& condition) { return condition_path(condition); }
+
+void write_round_records(H5File& file, const RoundRecords& r) {
+  const auto rounds = static_cast<std::uint64_t>(r.order.size());
+  const auto n = static_cast<std::uint64_t>(r.conditions.size());
+  H5Handle group = file.group(kRoundsGroup);
+  std::vector<std::string> names;
+  for (const auto& c : r.conditions) names.push_back(condition_path(c));
+  write_attribute(group.id(), "conditions", names);
+  write_attribute(group.id(), "order_seed", std::to_string(r.order_seed));  // uint64 kept exact as text
+  write_attribute(group.id(), "rounds", static_cast<std::int64_t>(rounds));
+  write_attribute(group.id(), "iterations", static_cast<std::int64_t>(r.iterations));
+  write_attribute(group.id(), "stop_reason", r.stop_reason);
+  std::vector<std::int64_t> order;
+  for (const auto& round : r.order)
+    for (std::size_t index : round) order.push_back(static_cast<std::int64_t>(index));
+  file.write_dataset(kRoundsOrder, order, {rounds, n});
+  const auto visits = static_cast<std::uint64_t>(r.visits.size());
+  file.write_dataset(visit_dataset_path(visit_dataset::condition), as_integers(r.visits, &VisitRecord::condition),
+                     {visits});
+  file.write_dataset(visit_dataset_path(visit_dataset::round), as_integers(r.visits, &VisitRecord::round), {visits});
+  file.write_dataset(visit_dataset_path(visit_dataset::execution_index),
+                     as_integers(r.visits, &VisitRecord::execution_index), {visits});
+  file.write_dataset(visit_dataset_path(visit_dataset::start_unix_us), as_doubles(r.visits, &VisitRecord::start_unix_us),
+                     {visits});
+  file.write_dataset(visit_dataset_path(visit_dataset::duration_us), as_doubles(r.visits, &VisitRecord::duration_us),
+                     {visits});
+  file.write_dataset(visit_dataset_path(visit_dataset::steal_pct), as_doubles(r.visits, &VisitRecord::steal_pct),
+                     {visits});
+  file.write_dataset(visit_dataset_path(visit_dataset::load_avg_1m), as_doubles(r.visits, &VisitRecord::load_avg_1m),
+                     {visits});
+  for (std::size_t i = 0; i < r.conditions.size(); ++i) {
+    const std::string path = condition_path(r.conditions[i]);
+    const std::vector<std::uint64_t> dims{rounds, static_cast<std::uint64_t>(r.iterations),
+                                          static_cast<std::uint64_t>(r.columns[i])};
+    file.write_dataset(path + "/t_step_us", r.t_step_us[i], dims);
+    if (r.conditions[i].kind == RoundKind::replay)
+      file.write_dataset(path + "/t_host_us", r.t_host_us[i], {rounds, static_cast<std::uint64_t>(r.iterations), 1});
+  }
+}
+
+bool has_rounds(const H5File& file) { return file.exists(kRoundsOrder); }
+
+std::vector<std::vector<std::size_t>> read_round_order(const H5File& file) {
+  std::vector<std::uint64_t> dims;
+  const std::vector<std::int64_t> flat = file.read_integers(kRoundsOrder, &dims);
+  std::vector<std::vector<std::size_t>> order(dims.at(0));
+  for (std::size_t r = 0; r < dims[0]; ++r)
+    for (std::size_t i = 0; i < dims[1]; ++i) order[r].push_back(static_cast<std::size_t>(flat[r * dims[1] + i]));
+  return order;
+}
+
+std::vector<std::string> read_round_condition_names(const H5File& file) {
+  H5Handle group = file.open_object(kRoundsGroup);
+  return read_string_list_attribute(group.id(), "conditions");
+}
+
+std::vector<RoundObservation> round_observations(const RoundRecords& r) {
+  std::vector<RoundObservation> out(r.order.size());
+  for (std::size_t round = 0; round < out.size(); ++round) {
+    RoundObservation& o = out[round];
+    const int rr = static_cast<int>(round);
+    for (std::size_t i = 0; i < r.conditions.size(); ++i) {
+      const RoundCondition& c = r.conditions[i];
+      const int columns = r.columns[i];
+      const DegreeCell cell{c.k, c.batch, c.context};
+      switch (c.kind) {
+        case RoundKind::step:
+          o.step_us[cell] = slowest_median(r.t_step_us[i], rr, r.iterations, columns, std::min(c.k, columns));
+          break;
+        case RoundKind::step_nocomm:
+          if (c.k == 1) o.compute1_us[GridCell{c.batch, c.context}] = slowest_median(r.t_step_us[i], rr, r.iterations, columns, 1);
+          break;
+        case RoundKind::replay:
+          o.replay_us[cell] = slowest_median(r.t_step_us[i], rr, r.iterations, columns, 1);
+          o.host_us[cell] = slowest_median(r.t_host_us[i], rr, r.iterations, 1, 1);
+          break;
+        case RoundKind::control_alone:
+          o.alone_rank_us[GridCell{c.batch, c.context}] = per_column_medians(r.t_step_us[i], rr, r.iterations, columns);
+          break;
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<RoundObservation> read_round_observations(const H5File& file, const Grid& grid) {
+  if (!has_rounds(file))
+    throw UsageError(fmt::format("FILE: '{}' holds no measurement rounds (/rounds)", file.path()));
+  const std::vector<std::string> names = read_round_condition_names(file);
+  RoundRecords r;
+  for (bool same_node : {true, false}) {
+    r.conditions = round_conditions(grid, same_node);
+    std::vector<std::string> expected;
+    for (const auto& c : r.conditions) expected.push_back(condition_path(c));
+    if (expected == names) break;
+    if (!same_node)
+      throw UsageError(fmt::format("FILE: /rounds in '{}' does not hold the conditions of the registered grid",
+                                   file.path()));
+  }
+  r.order = read_round_order(file);
+  for (const auto& c : r.conditions) {
+    std::vector<std::uint64_t> dims;
+    const std::string path = condition_path(c);
+    r.t_step_us.push_back(file.read_doubles(path + "/t_step_us", &dims));
+    if (dims.size() != 3 || dims[0] != r.order.size())
+      throw UsageError(fmt::format("FILE: {}/t_step_us is not rounds × iterations × ranks", path));
+    r.iterations = static_cast<int>(dims[1]);
+    r.columns.push_back(static_cast<int>(dims[2]));
+    r.t_host_us.push_back(c.kind == RoundKind::replay ? file.read_doubles(path + "/t_host_us") : std::vector<double>{});
+  }
+  return round_observations(r);
+}
+
+}  // namespace tpb

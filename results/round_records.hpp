@@ -1,0 +1,73 @@
+#pragma once
+// The study's rounds in the results file (/rounds, named by layout.hpp):
+// which conditions a round visits, the order each round visited them in,
+// every visit's samples and its host state, and their reduction to the
+// per-round observations the verdict judges (round_evaluation.hpp).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "predictor/registration.hpp"
+#include "predictor/round_evaluation.hpp"
+#include "results/h5_file.hpp"
+#include "results/layout.hpp"
+
+namespace tpb {
+
+struct RoundCondition {
+  RoundKind kind = RoundKind::step;
+  int k = 1;
+  int batch = 0;
+  int context = 0;
+};
+
+// Every condition a round visits, in condition index order: for each (k, b, c)
+// the TP-k step, its --no-comm ablation (k > 1; at k = 1 it is the anchor
+// below) and the shard replay anchor; for each (b, c) the TP-1 --no-comm
+// anchor and, with `same_node`, TP-1 on each rank alone.
+std::vector<RoundCondition> round_conditions(const Grid& grid, bool same_node);
+std::string round_condition_name(const RoundCondition& condition);  // its /rounds path
+
+struct VisitRecord {
+  int condition = 0;
+  int round = 0;
+  int execution_index = 0;
+  double start_unix_us = 0;
+  double duration_us = 0;
+  double steal_pct = 0;
+  double load_avg_1m = 0;
+};
+
+// Rank 0's record of the rounds done so far.
+struct RoundRecords {
+  std::vector<RoundCondition> conditions;
+  std::uint64_t order_seed = 0;
+  std::vector<std::vector<std::size_t>> order;  // per finished round: condition index by position
+  std::vector<VisitRecord> visits;              // in execution order
+  int iterations = 0;
+  // Per condition, rounds × iterations × columns (row-major) and its column count.
+  std::vector<std::vector<double>> t_step_us;
+  std::vector<std::vector<double>> t_host_us;  // replays only (column: rank 0)
+  std::vector<int> columns;
+  std::string stop_reason;
+};
+
+// Rewrites /rounds from `records` (called after every round: a killed study
+// keeps every finished round).
+void write_round_records(H5File& file, const RoundRecords& records);
+bool has_rounds(const H5File& file);
+
+// The stored visiting order (rounds × conditions) and the conditions' names.
+std::vector<std::vector<std::size_t>> read_round_order(const H5File& file);
+std::vector<std::string> read_round_condition_names(const H5File& file);
+
+// Each finished round reduced: per condition, the median over iterations of
+// the slowest rank of group 0 (TP-k steps: ranks 0..k−1; anchors: rank 0),
+// and per rank the median of TP-1 alone. UsageError when /rounds does not
+// hold the conditions of `grid`.
+std::vector<RoundObservation> read_round_observations(const H5File& file, const Grid& grid);
+
+// The same reduction on rank 0's in-memory records (the stopping rule).
+std::vector<RoundObservation> round_observations(const RoundRecords& records);
+
+}  // namespace tpb
