@@ -66,6 +66,7 @@ class Pipeline : public ::testing::Test {
       RunMeta meta;
       meta.command_line = "test_pipeline_mpi";
       meta.hostnames = {"localhost"};
+      meta.rank_map = {R"({"rank": 0, "host": "localhost"})", R"({"rank": 1, "host": "localhost"})"};
       file = std::make_unique<ResultsFile>(path_, true, meta);
     }
     calibrate_stage(runtime, file.get());

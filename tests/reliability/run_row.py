@@ -17,7 +17,7 @@ Placeholders in the command and message columns:
   {tampered}   {dir}/tampered.h5, a complete file whose /prereg text was edited
                after its sha256 was stored
   {unfinished} {dir}/unfinished/study.h5, a study of tiny-llama at TP 1,2 whose
-               rank 1 was SIGKILLed as its TP-2 measurement began
+               rank 1 was SIGKILLed as its first measurement round began
   {locked}     {dir}/locked.h5, a complete sweep file that another process holds
                open for writing (HDF5's lock) until 3 s after the command
                under test has said that it waits for the lock
@@ -177,12 +177,12 @@ def prepare_inputs(command, scratch, mpiexec, mpi_bench):
             run_mpi_bench(["sweep", "-b", "8", "-e", "64", "-n", "2", "-w", "0", "-o",
                            os.path.join(scratch, name + ".h5")], mpiexec, mpi_bench, 2)
     if "{unfinished}" in command:
-        # The same fault as row study-kill-2ranks: the 30th progress report of
-        # the study is rank 1 starting the TP-2 measurement.
+        # The same fault as row study-kill-2ranks: the 29th progress report of
+        # the study is rank 1 starting the first visit of the first round.
         config = os.path.join(SOURCE_DIR, "tp_decoder", "configs", "tiny-llama.json")
         killed = run_mpi_bench(["run", "--model", config, "--tp", "1,2", "-w", "1", "-n", "3", "--sweep-iters", "2",
                                 "-o", os.path.join(scratch, "unfinished")],
-                               mpiexec, mpi_bench, 2, {"TPB_FAULT": "1:study:kill:30"}, check=False)
+                               mpiexec, mpi_bench, 2, {"TPB_FAULT": "1:study:kill:29"}, check=False)
         if killed.returncode != 137:
             sys.exit(f"setup: the study killed on purpose exited {killed.returncode}, not 137\n{killed.stderr}")
 
