@@ -1,17 +1,21 @@
-// mpi_bench measure: the TP-k steps of a registered study, and the control.
+// mpi_bench measure: the rounds of a registered study (study_rounds.hpp).
 #include <fmt/format.h>
 
 #include <memory>
 
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/commands.hpp"
+#include "common/error.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
+#include "mpi_bench/pipeline/study_options.hpp"
+#include "mpi_bench/pipeline/study_rounds.hpp"
 
 namespace tpb {
 namespace {
 
 struct MeasureOptions {
   std::string file;  // FILE.h5, calibrated and registered
+  DesignClaimFlags claims;  // --rounds, --time-budget: must equal the sealed design
 };
 
 int run_measure(const MeasureOptions& options, const Invocation&) {
@@ -21,7 +25,13 @@ int run_measure(const MeasureOptions& options, const Invocation&) {
   StudyRuntime runtime = start_study_runtime(declaration);
   std::unique_ptr<ResultsFile> file;
   validate_collectively(MPI_COMM_WORLD, [&] {
-    if (runtime.ranks.is_root()) file = std::make_unique<ResultsFile>(options.file);
+    const DesignClaims claims = parse_design_claims(options.claims);
+    if (!runtime.ranks.is_root()) return;
+    file = std::make_unique<ResultsFile>(options.file);
+    if (!has_prereg(file->h5())) return;  // measure_stage refuses it, naming why
+    const std::string difference =
+        design_claims_difference(registered_design(parse_registration(read_prereg(file->h5()).text)), claims);
+    if (!difference.empty()) throw UsageError(difference);
   });
   measure_stage(runtime, file.get());
   if (file) {
@@ -36,9 +46,13 @@ int run_measure(const MeasureOptions& options, const Invocation&) {
 void add_measure_command(CLI::App& root, CommandList& commands) {
   add_command<MeasureOptions>(
       root, commands, "measure",
-      "Study stage 3: TP-k steps for every k and the same-node control (needs a registration)",
+      "Study stage 3: randomized interleaved rounds of every TP-k cell, its anchors and the same-node control "
+      "(needs a registration; rounds and budget as sealed)",
       [](CLI::App& app, MeasureOptions& options) {
         app.add_option("FILE", options.file, "Calibrated and registered results file")->required();
+        app.add_option("--rounds", options.claims.rounds, "Refuse unless this equals the registered MIN:MAX rounds");
+        app.add_option("--time-budget", options.claims.time_budget,
+                       "Refuse unless this equals the registered time budget (seconds)");
       },
       run_measure);
 }

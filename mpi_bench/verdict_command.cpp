@@ -4,8 +4,6 @@
 #include <memory>
 #include <optional>
 
-#include "common/error.hpp"
-#include "common/parse.hpp"
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/commands.hpp"
 #include "mpi_bench/lock_wait_option.hpp"
@@ -28,40 +26,13 @@ struct VerdictOptions {
   double lock_wait_s = kDefaultLockWaitSeconds;
 };
 
-// Each design flag given is a claim the sealed registration must match.
-DesignClaims parse_claims(const VerdictOptions& options) {
-  DesignClaims claims;
-  if (!options.kill_switch.empty()) claims.kill_switch_pct = parse_kill_switch(options.kill_switch);
-  if (!options.rounds.empty()) {
-    int low = 0, high = 0;
-    parse_rounds_range(options.rounds, &low, &high);
-    claims.min_rounds = low;
-    claims.max_rounds = high;
-  }
-  if (!options.time_budget.empty())
-    claims.time_budget_s = static_cast<double>(parse_integer("--time-budget", options.time_budget, 0));
-  if (!options.seed.empty()) claims.seed = static_cast<std::uint64_t>(parse_integer("--seed", options.seed, 0));
-  if (!options.alpha.empty()) {
-    std::size_t used = 0;
-    double value = -1;
-    try {
-      value = std::stod(options.alpha, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != options.alpha.size() || !(value > 0 && value < 1))
-      throw UsageError(fmt::format("--alpha: '{}' is not a probability in (0, 1)", options.alpha));
-    claims.family_alpha = value;
-  }
-  return claims;
-}
-
 int run_verdict(const VerdictOptions& options) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   StudyVerdict results;
   validate_collectively(MPI_COMM_WORLD, [&] {
-    const DesignClaims claims = parse_claims(options);
+    const DesignClaims claims = parse_design_claims(
+        {options.kill_switch, options.rounds, options.time_budget, options.seed, options.alpha});
     if (rank != 0) return;
     wait_for_file_lock(options.file, options.lock_wait_s);
     const VerifyResult verified = require_verified_results(options.file, options.allow_incomplete);

@@ -56,8 +56,11 @@ std::string controls_table(const RoundsEvaluation& e, const RoundsDesign& d) {
   s += fmt::format("| same-node: TP-1 alone, spread across ranks | {} | k > 1 cells INCONCLUSIVE (rank imbalance) "
                    "when the upper bound exceeds K/2 = {:.1f} % |\n",
                    !c.same_node_run ? "not run (one rank)"
-                                    : fmt::format("{:.1f} % [{:.1f}, {:.1f}]{}", c.same_node_spread_pct.estimate,
-                                                  c.same_node_spread_pct.low, c.same_node_spread_pct.high,
+                                    : fmt::format("{:.1f} % {}{}", c.same_node_spread_pct.estimate,
+                                                  c.same_node_spread_pct.formed
+                                                      ? fmt::format("[{:.1f}, {:.1f}]", c.same_node_spread_pct.low,
+                                                                    c.same_node_spread_pct.high)
+                                                      : std::string("(interval not formed)"),
                                                   c.rank_imbalance ? " **IMBALANCE**" : ""),
                    d.rule.kill_switch_pct / 2);
   return s + "\n";
@@ -77,9 +80,12 @@ std::string verdict_table(const RoundsEvaluation& e) {
                        v.not_applicable_reason);
       continue;
     }
-    s += fmt::format("| {} | `{}` | **{}** | {} | {} % | [{}, {}] % | {} % | {} % | {:.3f} | {} | {} |\n", cell->k,
-                     cell->form, to_string(v.outcome), verdict_reason(v), figure(v.error_pct),
-                     figure(v.error_ci_low_pct), figure(v.error_ci_high_pct), figure(v.drift_pct, "{:+.2f}"),
+    const bool formed = v.reason != InconclusiveReason::too_few_rounds;  // no interval at this α yet
+    s += fmt::format("| {} | `{}` | **{}** | {} | {} % | {} | {} % | {} % | {:.3f} | {} | {} |\n", cell->k, cell->form,
+                     to_string(v.outcome), verdict_reason(v), figure(v.error_pct),
+                     formed ? fmt::format("[{}, {}] %", figure(v.error_ci_low_pct), figure(v.error_ci_high_pct))
+                            : std::string("not formed"),
+                     figure(v.drift_pct, "{:+.2f}"),
                      figure(v.sealed_error_pct), v.p_exceeds, v.rounds,
                      v.rounds_needed < 0 ? std::string("unknown") : std::to_string(v.rounds_needed));
   }

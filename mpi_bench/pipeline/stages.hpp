@@ -4,8 +4,10 @@
 //   calibrate: TP-1 step with collectives ablated, shard replay for each k,
 //              all-reduce and all-gather sweeps around the step's payloads
 //   register:  predictions.json from calibration data only, sealed with SHA-256
-//   measure:   TP-k steps for every k (and their --no-comm ablation), the same-node control
-//   verdict:   per (form, k) MAPE, verdict and localizing term, under the registration
+//   measure:   randomized interleaved rounds of the TP-k steps, their --no-comm
+//              ablation, the calibration anchors and the same-node control
+//   verdict:   per (form, k) the decision over rounds under the sealed rule and its
+//              controls, beside the first round's point rule and localizing term
 #include <optional>
 #include <string>
 #include <vector>

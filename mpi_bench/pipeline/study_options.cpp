@@ -33,6 +33,33 @@ StudyDeclaration parse_study_flags(const StudyFlags& f) {
   return d;
 }
 
+DesignClaims parse_design_claims(const DesignClaimFlags& flags) {
+  DesignClaims claims;
+  if (!flags.kill_switch.empty()) claims.kill_switch_pct = parse_kill_switch(flags.kill_switch);
+  if (!flags.rounds.empty()) {
+    int low = 0, high = 0;
+    parse_rounds_range(flags.rounds, &low, &high);
+    claims.min_rounds = low;
+    claims.max_rounds = high;
+  }
+  if (!flags.time_budget.empty())
+    claims.time_budget_s = static_cast<double>(parse_integer("--time-budget", flags.time_budget, 0));
+  if (!flags.seed.empty()) claims.seed = static_cast<std::uint64_t>(parse_integer("--seed", flags.seed, 0));
+  if (!flags.alpha.empty()) {
+    std::size_t used = 0;
+    double value = -1;
+    try {
+      value = std::stod(flags.alpha, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != flags.alpha.size() || !(value > 0 && value < 1))
+      throw UsageError(fmt::format("--alpha: '{}' is not a probability in (0, 1)", flags.alpha));
+    claims.family_alpha = value;
+  }
+  return claims;
+}
+
 std::string default_kill_switch_text() { return fmt::format("{:g}", kDefaultKillSwitchPct); }
 
 double parse_kill_switch(const std::string& text) {

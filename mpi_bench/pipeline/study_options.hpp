@@ -9,6 +9,7 @@
 
 #include "mpi_bench/grid_options.hpp"
 #include "mpi_bench/pipeline/study_runtime.hpp"
+#include "predictor/study_design.hpp"
 
 namespace tpb {
 
@@ -32,6 +33,13 @@ void add_study_flags(CLI::App* app, StudyFlags& flags);
 
 // UsageError naming the flag and the bad value.
 StudyDeclaration parse_study_flags(const StudyFlags& flags);
+
+// The design flags a later command (measure, verdict) may repeat: each one
+// given, as typed, becomes a claim the sealed registration must match.
+struct DesignClaimFlags {
+  std::string kill_switch, rounds, time_budget, seed, alpha;
+};
+DesignClaims parse_design_claims(const DesignClaimFlags& flags);  // UsageError naming a bad value
 
 // --kill-switch PCT as a number; UsageError otherwise.
 double parse_kill_switch(const std::string& text);

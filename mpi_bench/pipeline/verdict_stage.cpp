@@ -63,8 +63,10 @@ std::string rounds_summary(const RoundsEvaluation& e) {
                             : std::string());
   text += fmt::format("# control same-node: {}\n",
                       !c.same_node_run ? "not run"
-                                       : fmt::format("spread {:.1f} % (upper {:.1f} %){}", c.same_node_spread_pct.estimate,
-                                                     c.same_node_spread_pct.high,
+                                       : fmt::format("spread {:.1f} % (upper {}){}", c.same_node_spread_pct.estimate,
+                                                     c.same_node_spread_pct.formed
+                                                         ? fmt::format("{:.1f} %", c.same_node_spread_pct.high)
+                                                         : std::string("not formed"),
                                                      c.rank_imbalance ? ": RANK IMBALANCE" : ""));
   text += fmt::format("# {:<11} {:>3} {:<15} {:>8} {:>17} {:>8} {:>7} {:>6}  {}\n", "form", "k", "verdict",
                       "error(%)", "interval(%)", "drift(%)", "rounds", "+need", "reason");
@@ -75,8 +77,11 @@ std::string rounds_summary(const RoundsEvaluation& e) {
                           v.not_applicable_reason);
       continue;
     }
-    text += fmt::format("  {:<11} {:>3} {:<15} {:>8.2f} {:>8.2f}..{:<7.2f} {:>8.2f} {:>7} {:>6}  {}\n", cell.form,
-                        cell.k, to_string(v.outcome), v.error_pct, v.error_ci_low_pct, v.error_ci_high_pct,
+    const bool formed = v.reason != InconclusiveReason::too_few_rounds;  // no interval at this α yet
+    text += fmt::format("  {:<11} {:>3} {:<15} {:>8.2f} {:>17} {:>8.2f} {:>7} {:>6}  {}\n", cell.form, cell.k,
+                        to_string(v.outcome), v.error_pct,
+                        formed ? fmt::format("{:.2f}..{:.2f}", v.error_ci_low_pct, v.error_ci_high_pct)
+                               : std::string("not formed"),
                         v.drift_pct, v.rounds, v.rounds_needed, to_string(v.reason));
   }
   return text;
