@@ -47,6 +47,7 @@ void write_tp_sweep(H5File& file, const TpSweep& tp, const std::optional<SweepFi
   r.world_size = tp.world_size;
   r.iters = tp.iters;
   r.bus_factor = tp.bus_factor;
+  r.timing_overhead_us = tp.timing_overhead_us;
   r.bytes = as_int64(tp.bytes);
   r.counts = as_int64(tp.counts);
   r.time_us = tp.time_us;
