@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <numeric>
 #include <string>
