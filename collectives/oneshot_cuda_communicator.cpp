@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <exception>
 #include <vector>
 
 #include "collectives/mpi_check.hpp"
@@ -27,7 +28,9 @@ class OneshotCudaCommunicator final : public Communicator, public MpiBacked {
   ~OneshotCudaCommunicator() override {
     // Not checked: a destructor must not throw, and MPI may be finalizing.
     // Every rank's kernels done and every rank here before any buffer goes:
-    // a peer may still be reading this rank's last slot.
+    // a peer may still be reading this rank's last slot. Unwinding from an
+    // error, peers may never get here: leave everything to the job's end.
+    if (std::uncaught_exceptions() > 0) return;
     cudaDeviceSynchronize();
     if (comm_ != MPI_COMM_NULL) MPI_Barrier(comm_);
     for (int r = 0; r < size_; ++r)

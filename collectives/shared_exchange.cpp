@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <exception>
 #include <new>
 
 #include "collectives/mpi_check.hpp"
@@ -43,7 +44,10 @@ SharedExchange::SharedExchange(MPI_Comm comm, std::size_t slot_bytes, const std:
 SharedExchange::~SharedExchange() {
   // Not checked: a destructor must not throw, and MPI may be finalizing.
   // MPI_Win_free is collective: no segment is unmapped while a peer that has
-  // not reached it yet may still read it.
+  // not reached it yet may still read it. Unwinding from an error, a peer may
+  // be waiting in an exchange this rank will never join: skip it and leave the
+  // mapping to the job's end (the backing file is already unlinked).
+  if (std::uncaught_exceptions() > 0) return;
   if (window_ != MPI_WIN_NULL) MPI_Win_free(&window_);
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
