@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <exception>
+#include <memory>
 #include <new>
 
 #include "collectives/mpi_check.hpp"
@@ -24,19 +25,31 @@ SharedExchange::SharedExchange(MPI_Comm comm, std::size_t slot_bytes, const std:
   MPI_Info info = MPI_INFO_NULL;
   MPI_CHECK(MPI_Info_create(&info));
   MPI_CHECK(MPI_Info_set(info, "alloc_shared_noncontig", "true"));
+  // MPI_Win_allocate_shared promises no alignment (Open MPI's bases are not
+  // 64-byte aligned), while Segment's flags each need a whole cache line:
+  // each rank allocates alignof(Segment) - 1 bytes more and every queried
+  // base is rounded up to it.
   void* own = nullptr;
-  const auto bytes = static_cast<MPI_Aint>(kHeaderBytes + 2 * slot_bytes_);
+  const std::size_t segment_bytes = kHeaderBytes + 2 * slot_bytes_;
+  const auto bytes = static_cast<MPI_Aint>(segment_bytes + alignof(Segment) - 1);
   const int status = MPI_Win_allocate_shared(bytes, 1, info, comm_, &own, &window_);
   MPI_Info_free(&info);
   MPI_CHECK(status);
 
-  new (own) Segment();  // flags start at epoch 0 before any peer looks
   bases_.resize(static_cast<std::size_t>(size_));
   for (int r = 0; r < size_; ++r) {
     MPI_Aint peer_bytes = 0;
     int unit = 0;
-    MPI_CHECK(MPI_Win_shared_query(window_, r, &peer_bytes, &unit, &bases_[static_cast<std::size_t>(r)]));
+    void* base = nullptr;
+    MPI_CHECK(MPI_Win_shared_query(window_, r, &peer_bytes, &unit, &base));
+    std::size_t space = static_cast<std::size_t>(peer_bytes);
+    // Every rank asked for the same size, so every rank's segment fits once aligned.
+    bases_[static_cast<std::size_t>(r)] = std::align(alignof(Segment), segment_bytes, base, space);
+    TPB_CHECK(bases_[static_cast<std::size_t>(r)] != nullptr,
+              fmt::format("one-shot: rank {}'s shared segment of {} bytes cannot hold {} bytes aligned to {}", r,
+                          peer_bytes, segment_bytes, alignof(Segment)));
   }
+  new (bases_[static_cast<std::size_t>(rank_)]) Segment();  // flags start at epoch 0 before any peer looks
   // Every segment initialised before anyone polls a peer's flags.
   MPI_CHECK(MPI_Barrier(comm_));
 }
