@@ -3,8 +3,8 @@
 namespace tpb {
 
 void write_sweep_group(H5File& file, SweepRoot root, const SweepGroupRecord& tp,
-                       const std::optional<SweepFits>& fits, const SweepParameters& parameters) {
-  const std::string path = sweep_group_path(root, tp.k);
+                       const std::optional<SweepFits>& fits, const SweepParameters& parameters, std::string_view under) {
+  const std::string path = sweep_group_path(root, tp.k, under);
   const auto n_sizes = static_cast<std::uint64_t>(tp.bytes.size());
   const auto iters = static_cast<std::uint64_t>(tp.iters);
   const auto ranks = static_cast<std::uint64_t>(tp.world_size);

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "predictor/latency_bandwidth_fit.hpp"
@@ -77,7 +78,9 @@ struct SweepGroupRecord {
 
 // Writes (or replaces) the sweep group of `root` and record.k; without fits,
 // the attribute fit_skipped holds record.fit_skipped instead of the fits.
+// `under`: an ablation root (layout.hpp), or the file's root when empty.
 void write_sweep_group(H5File& file, SweepRoot root, const SweepGroupRecord& record,
-                       const std::optional<SweepFits>& fits, const SweepParameters& parameters);
+                       const std::optional<SweepFits>& fits, const SweepParameters& parameters,
+                       std::string_view under = {});
 
 }  // namespace tpb
