@@ -128,6 +128,21 @@ $([ -e "$work/out/oneshot-spanning.h5" ] && echo yes || echo no)"
   exit 1
 fi
 
+stage "one-shot step across ${hostnames[*]}: a TP-4 group spans both hosts and is refused before any file"
+status=0
+# shellcheck disable=SC2086
+on_first_host mpirun $TPB_MPIRUN_ARGS --hostfile "$work/hosts" -n 4 "$bin" step --collective oneshot --tp 4 \
+  --model "$src/tp_decoder/configs/tiny-llama.json" --batch 1 --context 16 -w 1 -n 2 \
+  -o "$work/out/oneshot-step-spanning.h5" >/dev/null 2>"$work/oneshot-step-spanning.err" || status=$?
+errors=$(grep -c '^tpbench: error: --collective oneshot at TP-4: the group of 4 ranks spans 2 nodes' \
+  "$work/oneshot-step-spanning.err" || true)
+if [ "$status" -ne 2 ] || [ "$errors" -ne 1 ] || [ -e "$work/out/oneshot-step-spanning.h5" ]; then
+  echo "FAILED: one-shot step across two hosts: exit $status (expected 2), $errors matching error line(s), file \
+left: $([ -e "$work/out/oneshot-step-spanning.h5" ] && echo yes || echo no)"
+  cat "$work/oneshot-step-spanning.err"
+  exit 1
+fi
+
 stage "study across ${hostnames[*]}"
 TPB_RUN_ID=study TPB_TP=1,2,4 TPB_MODEL="$src/tp_decoder/configs/tiny-llama.json" TPB_BATCH=1 TPB_CONTEXT=16 \
   TPB_RUN_ARGS="-n 5 -w 1 --sweep-iters 5" on_first_host "$src/jobs/mpirun/study.sh" "$work/hosts"
