@@ -11,7 +11,7 @@ void add_grid_options(CLI::App& app, GridOptions& o) {
   app.add_option("--context", o.context, "Context lengths c (KV history per sequence)")->capture_default_str();
   app.add_option("--backend", o.backend, "Decoder backend: cpu or cuda (default: cuda when a GPU is visible, else cpu)");
   app.add_option("--collective", o.collective,
-                 "Communicator: mpi or nccl (default: the one working on the backend's memory, nccl for cuda)");
+                 "Communicator: mpi, nccl or oneshot (default: the one working on the backend's memory, nccl for cuda)");
   app.add_option("--layers", o.layers, "Run this many layers instead of the config's (0: all; recorded)")
       ->capture_default_str();
   app.add_option("-w,--warmup_iters", o.warmup, "Untimed steps per point")->capture_default_str();

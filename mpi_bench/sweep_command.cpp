@@ -12,6 +12,7 @@
 
 #include "collectives/communicator_factory.hpp"
 #include "collectives/mpi_check.hpp"
+#include "collectives/node_check.hpp"
 #include "collectives/sweep_table.hpp"
 #include "collectives/tp_sweep.hpp"
 #include "common/cuda_info.hpp"
@@ -41,6 +42,8 @@ struct SweepCommandOptions {
   std::string datatype = "float";    // -d
   std::string graph_calls = "0";     // -G
   std::string blocking = "0";        // -z
+  std::string timing = "per-call";   // --timing
+  std::string batch_calls = "100";   // --batch-calls
   std::string collective;            // --collective; empty: nccl with a GPU, else mpi
   std::string backend;               // --backend: the former spelling of --collective (hidden)
   std::string tp;                    // empty: every k dividing the world size
@@ -108,17 +111,24 @@ SweepPlan parse_plan(const SweepCommandOptions& o, int world_size) {
     throw UsageError(fmt::format("-z/--blocking: invalid value '{}' (expected 0 or 1)", o.blocking));
   plan.sweep.blocking = o.blocking == "1";
   plan.sweep.type = parse_datatype(o.datatype);
+  plan.sweep.timing = parse_sweep_timing(o.timing);
+  plan.sweep.batch_calls = to_int(parse_integer("--batch-calls", o.batch_calls, 1));
 
+  if (!o.collective.empty() && !o.backend.empty())
+    throw UsageError(fmt::format("--collective: '{}' given together with --backend '{}' (give one)", o.collective,
+                                 o.backend));
   // Messages name the flag the user typed.
   const std::string_view flag = o.backend.empty() ? "--collective" : "--backend";
   const std::string& named = o.backend.empty() ? o.collective : o.backend;
   plan.collective =
       named.empty() ? default_collective_kind(default_backend_kind()) : parse_collective_kind(flag, named);
   require_built(plan.collective, flag);
-  if (plan.collective == CollectiveKind::mpi && plan.sweep.type != DataType::f32)
-    throw UsageError(fmt::format("-d/--datatype: '{}' needs {} nccl (the MPI communicator sums float only)",
-                                 o.datatype, flag));
-  if (plan.collective == CollectiveKind::mpi && plan.sweep.graph_calls > 0)
+  // The host-memory communicators sum float only and have no CUDA graphs.
+  const bool host_collective = plan.collective == CollectiveKind::mpi || plan.collective == CollectiveKind::oneshot;
+  if (host_collective && plan.sweep.type != DataType::f32)
+    throw UsageError(fmt::format("-d/--datatype: '{}' needs {} nccl (the {} communicator sums float only)",
+                                 o.datatype, flag, to_string(plan.collective)));
+  if (host_collective && plan.sweep.graph_calls > 0)
     throw UsageError(fmt::format("-G/--cudagraph: {} needs {} nccl (CUDA graphs)", o.graph_calls, flag));
 
   plan.tp_degrees = o.tp.empty() ? tp_degrees_for(world_size) : parse_int_list("--tp", o.tp, 1);
@@ -203,6 +213,9 @@ void print_header(const SweepPlan& plan, const RankContext& ranks) {
                                  : fmt::format("{}(factor)", plan.step_factor),
              plan.sweep.warmup_iters, plan.sweep.iters, plan.sweep.check_iters, to_string(plan.sweep.type),
              plan.sweep.graph_calls, plan.sweep.blocking ? 1 : 0);
+  fmt::print("#  timing: {}{}\n", to_string(plan.sweep.timing),
+             plan.sweep.timing == SweepTiming::batch ? fmt::format(" ({} calls per sample)", plan.sweep.batch_calls)
+                                                     : std::string());
   for (const RankPlacement& p : ranks.rank_map)
     fmt::print("#  Rank {:>3} on {} local rank {} device {}\n", p.rank, p.node, p.local_rank, p.device);
   fmt::print("#  GLIBC_TUNABLES={}\n#\n", glibc_tunables());
@@ -233,6 +246,8 @@ int run_sweep(const SweepCommandOptions& options, const Invocation& invocation) 
   validate_collectively(MPI_COMM_WORLD, [&] {
     plan = parse_plan(options, world_size);
     ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.collective == CollectiveKind::nccl);
+    if (plan.collective == CollectiveKind::oneshot)
+      require_tp_groups_on_one_node(MPI_COMM_WORLD, plan.tp_degrees, "--collective oneshot");
   });
   const RunMeta meta = collect_run_meta(ranks, invocation.argc, invocation.argv);
   std::unique_ptr<ResultsFile> results;
@@ -267,6 +282,8 @@ int run_sweep(const SweepCommandOptions& options, const Invocation& invocation) 
       parameters.check_iters = plan.sweep.check_iters;
       parameters.graph_calls = plan.sweep.graph_calls;
       parameters.blocking = plan.sweep.blocking;
+      parameters.timing = to_string(plan.sweep.timing);
+      parameters.batch_calls = plan.sweep.timing == SweepTiming::batch ? plan.sweep.batch_calls : 0;
       parameters.bandwidth_cliff_bytes = plan.collective == CollectiveKind::mpi ? find_bandwidth_cliff(tp) : 0;
       parameters.glibc_tunables = glibc_tunables();
       const std::vector<SweepRow> group_rows = sweep_rows(tp);
@@ -274,6 +291,8 @@ int run_sweep(const SweepCommandOptions& options, const Invocation& invocation) 
                  tp.n_groups, k, table_header());
       for (const SweepRow& row : group_rows) fmt::print("{}", table_line(row));
       print_fits(tp, fits);
+      fmt::print("# timing overhead k={}: {:.4f} us per call (an empty timed region, {} timing)\n", k,
+                 tp.timing_overhead_us, to_string(plan.sweep.timing));
       if (parameters.bandwidth_cliff_bytes > 0)
         fmt::print("# note: algbw falls more than 2.5x at {}: glibc mmaps (and unmaps) Open MPI's temporary buffer on "
                    "every call at >= 32 MiB; GLIBC_TUNABLES={} lifts it (README: the 32 MiB cliff)\n",
@@ -319,7 +338,14 @@ void add_sweep_command(CLI::App& root, CommandList& commands) {
         app.add_option("-G,--cudagraph", o.graph_calls, "Capture N calls in a CUDA graph, one replay per sample (NCCL)")
             ->capture_default_str();
         app.add_option("-z,--blocking", o.blocking, "1: barrier (untimed) before every sample")->capture_default_str();
-        app.add_option("--collective", o.collective, "mpi or nccl (default: nccl when a GPU is visible, else mpi)");
+        app.add_option("--timing", o.timing,
+                       "per-call: one clock read per call, every call kept; batch: --batch-calls calls between two "
+                       "clock reads per sample (IMB, nccl-tests)")
+            ->capture_default_str();
+        app.add_option("--batch-calls", o.batch_calls, "Back-to-back calls per sample with --timing batch")
+            ->capture_default_str();
+        app.add_option("--collective", o.collective,
+                       "mpi, nccl or oneshot (default: nccl when a GPU is visible, else mpi)");
         app.add_option("--backend", o.backend)->group("");  // the former spelling of --collective
         app.add_option("--tp", o.tp, "TP degrees, e.g. 1,2,4 (default: every k dividing the rank count)");
         app.add_option("--op", o.operations, "allreduce, allgather or both (comma-separated)")->capture_default_str();

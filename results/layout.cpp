@@ -51,10 +51,16 @@ std::string control_t_step_path(ControlMode mode, int batch, int context) {
 
 std::string sweep_root_path(SweepRoot root) { return root == SweepRoot::all_reduce ? "/sweep" : "/sweep_allgather"; }
 
-std::string sweep_group_path(SweepRoot root, int k) { return fmt::format("{}/k{}", sweep_root_path(root), k); }
+std::string sweep_group_path(SweepRoot root, int k, std::string_view under) {
+  return fmt::format("{}{}/k{}", under, sweep_root_path(root), k);
+}
 
-std::string sweep_dataset_path(SweepRoot root, int k, const char* dataset) {
-  return sweep_group_path(root, k) + "/" + dataset;
+std::string sweep_dataset_path(SweepRoot root, int k, const char* dataset, std::string_view under) {
+  return sweep_group_path(root, k, under) + "/" + dataset;
+}
+
+std::string ablation_root_path(std::string_view collective) {
+  return fmt::format("{}/{}", kAblationGroup, collective);
 }
 
 std::string kv_dataset_path(const char* dataset) { return fmt::format("{}/{}", kKvGroup, dataset); }
@@ -66,6 +72,12 @@ std::string verdict_group_path(std::string_view form, int k) {
 }
 
 bool schema_names(const std::string& path, bool is_group) {
+  // An ablation root holds the sweeps, steps and registration of its collective.
+  static const std::regex ablation(R"(^/ablation(/(mpi|nccl|oneshot))?$)");
+  static const std::regex ablated(R"(^/ablation/(mpi|nccl|oneshot)(/(sweep|sweep_allgather|step|prereg)(/.*)?)$)");
+  if (is_group && std::regex_match(path, ablation)) return true;
+  std::smatch below;
+  if (std::regex_match(path, below, ablated)) return schema_names(below[2].str(), is_group);
   // Groups: every prefix of a dataset path below, plus the attribute-only groups.
   static const std::regex groups(
       R"(^/(meta|config|study|prereg|membw|d2d|control|control/(concurrent|alone)|control/(concurrent|alone)/b[0-9]+_c[0-9]+)"

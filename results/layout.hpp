@@ -57,11 +57,21 @@ std::string phase_dataset_path(const std::string& point_path, std::string_view p
 enum class ControlMode { concurrent, alone };
 std::string control_t_step_path(ControlMode mode, int batch, int context);
 
-// Collective sweeps: /sweep (all-reduce) and /sweep_allgather, one group per k.
+// Collective sweeps: /sweep (all-reduce) and /sweep_allgather, one group per k;
+// `under` places them below an ablation root (ablation_root_path).
 enum class SweepRoot { all_reduce, all_gather };
 std::string sweep_root_path(SweepRoot root);
-std::string sweep_group_path(SweepRoot root, int k);
-std::string sweep_dataset_path(SweepRoot root, int k, const char* dataset);
+std::string sweep_group_path(SweepRoot root, int k, std::string_view under = {});
+std::string sweep_dataset_path(SweepRoot root, int k, const char* dataset, std::string_view under = {});
+
+// A study's collective ablation (`run --ablate-collective`): the sweeps, TP-k
+// steps and registration of another collective implementation, laid out below
+// /ablation/{collective} exactly as the study's own are at the file's root
+// (/ablation/oneshot/sweep/k2, /ablation/oneshot/step/k2/b1_c16,
+// /ablation/oneshot/prereg/predictions_json), so that they never overwrite the
+// groups of the study's own collective.
+inline constexpr const char* kAblationGroup = "/ablation";
+std::string ablation_root_path(std::string_view collective);  // "/ablation/oneshot"
 
 // `mpi_bench kv`: /kv (the question's lengths, contexts, block sizes),
 // /kv/blocks/b{B} (paged allocation per block size), /kv/tp/k{K} (capacity).

@@ -10,6 +10,7 @@
 
 #include "collectives/communicator_factory.hpp"
 #include "collectives/mpi_check.hpp"
+#include "collectives/node_check.hpp"
 #include "collectives/sample_gather.hpp"
 #include "common/error.hpp"
 #include "mpi_bench/collective_validation.hpp"
@@ -66,6 +67,8 @@ StudyRuntime start_study_runtime(const StudyDeclaration& declaration) {
       const std::string problem = shard_plan_problem(rt.config, k);
       if (!problem.empty()) throw UsageError(problem);
     }
+    if (declaration.collective == CollectiveKind::oneshot)
+      require_tp_groups_on_one_node(MPI_COMM_WORLD, declaration.grid.tp, "--collective oneshot");
     // Before the backend exists: nothing is allocated for a grid that cannot fit.
     rt.memory = check_grid_memory(
         rt.config, declaration,
