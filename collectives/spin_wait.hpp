@@ -1,7 +1,8 @@
 #pragma once
 // Waiting on a flag another process sets, for the one-shot communicators.
-// Ranks may outnumber cores, so a waiter spins briefly and then yields the
-// core on every check: a spinning rank must never starve the peer it waits for.
+// Ranks may outnumber cores, so a waiter spins briefly, then yields the core on
+// every check, then sleeps briefly between checks: a waiting rank must never
+// starve the peer it waits for.
 // A wait that lasts longer than kStallReportAfter is reported once through the
 // stall reporter (mpi_bench connects it to the watchdog), so that a stuck
 // collective is named by what it waits for; the report does not repeat, so the
@@ -27,7 +28,7 @@ void spin_until(Done&& done, Describe&& describe);
 
 namespace detail {
 // One step of back-off after `spins` unsuccessful checks: a pause
-// instruction for the first few, then sched_yield.
+// instruction for the first few, then sched_yield, then a short sleep.
 void back_off(unsigned spins);
 // Passes `what` to the installed reporter, if any.
 void report_stall(const std::string& what);
