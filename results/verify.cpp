@@ -136,6 +136,7 @@ class Checker {
           problem(ProblemKind::inconsistent,
                   fmt::format("{}: attribute {}={} disagrees with the group name", path, attribute,
                               read_integer_attribute(group.id(), attribute)));
+      check_point_columns(path);
       if (!has_attribute(group.id(), "iters")) continue;
       const auto iters = static_cast<std::uint64_t>(read_integer_attribute(group.id(), "iters"));
       for (const auto& name : file_.list(path)) {
@@ -146,7 +147,6 @@ class Checker {
           problem(ProblemKind::inconsistent,
                   fmt::format("{}: {} iterations, but the point's iters attribute says {}", dataset, dims[0], iters));
       }
-      check_point_columns(path);
     }
   }
 
@@ -155,7 +155,7 @@ class Checker {
   // schema 2 one per rank).
   void check_point_columns(const std::string& path) {
     const std::string groups_path = step_dataset_path(path, step_dataset::tp_group);
-    if (!is_dataset(groups_path)) return;
+    if (!file_.exists(groups_path) || !is_dataset(groups_path)) return;
     const std::vector<std::int64_t> groups = file_.read_integers(groups_path);
     if (groups.empty()) return;
     const auto ranks = static_cast<std::uint64_t>(groups.size());
