@@ -7,12 +7,12 @@
 namespace tpb {
 
 bool readable_schema_version(std::int64_t version) {
-  return version == kSchemaVersion || version == kPreviousSchemaVersion;
+  return version >= kOldestReadableSchemaVersion && version <= kSchemaVersion;
 }
 
 std::string unreadable_schema_message(std::int64_t version) {
-  return fmt::format("/meta schema_version is {}, this tpbench reads versions {} and {}", version, kSchemaVersion,
-                     kPreviousSchemaVersion);
+  return fmt::format("/meta schema_version is {}, this tpbench reads versions {} to {}", version,
+                     kOldestReadableSchemaVersion, kSchemaVersion);
 }
 
 std::string step_root_path(StepRoot root) {
