@@ -31,8 +31,11 @@ with h5py.File(os.path.join(out, "study.h5"), "r") as f:
     assert sorted(abl["step"].keys()) == ["k2"], list(abl["step"].keys())
     assert sorted(abl["step/k2"].keys()) == ["b1_c16", "b2_c16"], list(abl["step/k2"].keys())
     for point in ("b1_c16", "b2_c16"):
+        # 4 iterations; one TP-2 group, whose slowest rank is t_step_us, of 2 ranks (t_rank_us).
         t = abl[f"step/k2/{point}/t_step_us"][...]
-        assert t.shape == (4, 2) and (t > 0).all(), (point, t.shape)
+        ranks = abl[f"step/k2/{point}/t_rank_us"][...]
+        assert t.shape == (4, 1) and (t > 0).all(), (point, t.shape)
+        assert ranks.shape == (4, 2) and (t[:, 0] == ranks.max(axis=1)).all(), (point, ranks.shape)
         assert f"/step/k2/{point}/t_step_us" in f, point  # the study's own step is still there
     text = abl["prereg/predictions_json"][0]
     text = text.decode() if isinstance(text, bytes) else text
