@@ -7,6 +7,7 @@
 
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/commands.hpp"
+#include "mpi_bench/pipeline/decision_stage.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
 #include "mpi_bench/pipeline/study_options.hpp"
 #include "mpi_bench/provenance.hpp"
@@ -52,6 +53,7 @@ int run_study(const RunOptions& options, const Invocation& invocation) {
   measure_stage(runtime, file.get());
   if (!file) return 0;
   const auto results = verdict_stage(file->h5(), std::nullopt);
+  decision_stage(file->h5(), runtime.memory.budget);
   file->mark_complete();
   file.reset();  // closed before the report reopens it read-only
   fmt::print("{}", verdict_summary(results));

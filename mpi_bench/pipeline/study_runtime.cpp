@@ -13,6 +13,7 @@
 #include "collectives/sample_gather.hpp"
 #include "common/error.hpp"
 #include "mpi_bench/collective_validation.hpp"
+#include "mpi_bench/pipeline/decision_options.hpp"
 #include "mpi_bench/step_output.hpp"
 #include "mpi_bench/watchdog.hpp"
 #include "predictor/sha256.hpp"
@@ -66,6 +67,7 @@ StudyRuntime start_study_runtime(const StudyDeclaration& declaration) {
       const std::string problem = shard_plan_problem(rt.config, k);
       if (!problem.empty()) throw UsageError(problem);
     }
+    check_predicted_degrees(rt.config, declaration.decision);
     // Before the backend exists: nothing is allocated for a grid that cannot fit.
     rt.memory = check_grid_memory(
         rt.config, declaration,
