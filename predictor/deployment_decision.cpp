@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
-#include <functional>
 
 #include "common/error.hpp"
 
@@ -114,8 +112,8 @@ DecisionRow decide_row(const Column& col, int k, std::int64_t batch, int context
     row.full_terms = {term_at(col.compute_us, batch), term_at(col.collective_us, batch), term_at(col.host_us, batch)};
     return row;
   }
-  if (degree.form.empty()) {
-    row.note = degree.no_model_reason;
+  if (degree.form.empty()) {  // the reason in full is the degree's
+    row.note = fmt::format("no full-model figure: no form HOLDS at TP-{} with a stated upper error bound", k);
     return row;
   }
   const auto missing = estimate_in_batch(col.missing_us, batch);
