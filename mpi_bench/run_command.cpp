@@ -10,6 +10,7 @@
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/commands.hpp"
 #include "mpi_bench/pipeline/ablation_stage.hpp"
+#include "mpi_bench/pipeline/decision_stage.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
 #include "mpi_bench/pipeline/study_options.hpp"
 #include "mpi_bench/provenance.hpp"
@@ -61,6 +62,7 @@ int run_study(const RunOptions& options, const Invocation& invocation) {
   if (ablation) ablation_stage(runtime, file.get(), *ablation, options.out_dir);
   if (!file) return 0;
   const auto results = verdict_stage(file->h5(), std::nullopt);
+  decision_stage(file->h5(), runtime.memory.budget);
   file->mark_complete();
   file.reset();  // closed before the report reopens it read-only
   fmt::print("{}", verdict_summary(results));

@@ -4,6 +4,7 @@
 // calibration inputs with the digest of the data they came from. Written and
 // hashed before any TP-k step runs; the verdict judges only against it.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +63,22 @@ struct CalibrationSource {
   std::string datasets_sha256;
 };
 
+// What the study's decision was declared to answer (--tpot-slo, --predict-tp).
+struct DecisionDeclaration {
+  std::optional<double> tpot_slo_ms;
+  std::vector<int> predict_tp;  // degrees not measured
+};
+
+// A degree not measured: its calibration inputs (the shard replay of its
+// shapes on one rank; collective terms extrapolated in k by the model named)
+// and every form's prediction, each a MODELLED figure.
+struct ModelledDegree {
+  int k = 1;
+  std::string collective_model;
+  std::vector<CellInputs> calibration;
+  std::vector<CellPrediction> predictions;
+};
+
 struct Registration {
   int version = kRegistrationVersion;
   std::string registered_at;          // UTC, microseconds: 2026-11-30T04:15:00.123456Z
@@ -73,6 +90,8 @@ struct Registration {
   CalibrationSource source;
   std::vector<CellInputs> calibration;
   std::vector<CellPrediction> predictions;
+  DecisionDeclaration decision;
+  std::vector<ModelledDegree> modelled_degrees;
 };
 
 // Predicts every cell of `calibration` with every form of model_forms().

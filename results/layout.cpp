@@ -67,6 +67,12 @@ std::string kv_dataset_path(const char* dataset) { return fmt::format("{}/{}", k
 std::string kv_block_path(int block_tokens) { return fmt::format("{}/blocks/b{}", kKvGroup, block_tokens); }
 std::string kv_degree_path(int k) { return fmt::format("{}/tp/k{}", kKvGroup, k); }
 
+std::string decision_degree_path(int k) { return fmt::format("{}/k{}", kDecisionGroup, k); }
+std::string decision_row_path(int k, std::int64_t batch, int context) {
+  return fmt::format("{}/b{}_c{}", decision_degree_path(k), batch, context);
+}
+std::string decision_choice_path(int context) { return fmt::format("{}/slo/c{}", kDecisionGroup, context); }
+
 std::string verdict_group_path(std::string_view form, int k) {
   return fmt::format("{}/{}/k{}", kVerdictGroup, form, k);
 }
@@ -82,7 +88,8 @@ bool schema_names(const std::string& path, bool is_group) {
   static const std::regex groups(
       R"(^/(meta|config|study|prereg|membw|d2d|control|control/(concurrent|alone)|control/(concurrent|alone)/b[0-9]+_c[0-9]+)"
       R"(|(step|step_nocomm|step_graph|step_graph_nocomm|replay)(/k[0-9]+(/b[0-9]+_c[0-9]+(/phase)?)?)?)"
-      R"(|(sweep|sweep_allgather)(/k[0-9]+)?|verdict(/[a-z_]+(/k[0-9]+)?)?|kv(/blocks(/b[0-9]+)?|/tp(/k[0-9]+)?)?)$)");
+      R"(|(sweep|sweep_allgather)(/k[0-9]+)?|verdict(/[a-z_]+(/k[0-9]+)?)?|kv(/blocks(/b[0-9]+)?|/tp(/k[0-9]+)?)?)"
+      R"(|decision(/k[0-9]+(/b[0-9]+_c[0-9]+)?|/slo(/c[0-9]+)?)?)$)");
   static const std::regex datasets(
       R"(^/(prereg/predictions_json|membw/read_GBps|d2d/copy_GBps)"
       R"(|control/(concurrent|alone)/b[0-9]+_c[0-9]+/t_step_us)"
@@ -94,7 +101,8 @@ bool schema_names(const std::string& path, bool is_group) {
       R"(|verdict/[a-z_]+/k[0-9]+/(batch|context|predicted_t_step_us|measured_t_step_us|measured_ci_low_us)"
       R"(|measured_ci_high_us|signed_error_pct|localizing_term))"
       R"(|kv/(lengths|contexts|block_tokens)|kv/tp/k[0-9]+/admissible_sequences)"
-      R"(|kv/blocks/b[0-9]+/(tokens|payload_bytes|allocated_bytes|tail_waste_bytes|table_entries))$)");
+      R"(|kv/blocks/b[0-9]+/(tokens|payload_bytes|allocated_bytes|tail_waste_bytes|table_entries))"
+      R"(|decision/k[0-9]+/(contexts|max_batch))$)");
   return std::regex_match(path, is_group ? groups : datasets);
 }
 

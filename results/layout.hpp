@@ -85,6 +85,14 @@ std::string kv_dataset_path(const char* dataset);
 std::string kv_block_path(int block_tokens);
 std::string kv_degree_path(int k);
 
+// The study's decision (results/decision_file.hpp): /decision, one group per
+// k with its capacity per context, one group per (k, batch, context) row, and
+// under --tpot-slo one group per context with the choice.
+inline constexpr const char* kDecisionGroup = "/decision";
+std::string decision_degree_path(int k);
+std::string decision_row_path(int k, std::int64_t batch, int context);
+std::string decision_choice_path(int context);
+
 // /verdict/{form}/k{K}
 inline constexpr const char* kVerdictGroup = "/verdict";
 std::string verdict_group_path(std::string_view form, int k);

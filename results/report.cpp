@@ -17,6 +17,7 @@
 #include "common/choices.hpp"
 #include "results/layout.hpp"
 #include "results/report_ablation.hpp"
+#include "results/report_decision.hpp"
 #include "results/results_file.hpp"
 #include "results/study_file.hpp"
 
@@ -271,6 +272,7 @@ std::string render_report_markdown(const std::string& results_path) {
   md += limits_section(r, file);
   md += bottleneck_section(results, measured, r);
   md += ablation_sections(file, r, results, measured);
+  md += decision_section(file);
   md += "## Figures\n\n"
         "![t_step against k](fig_t_step_vs_k.png)\n\n"
         "`fig_t_step_vs_k.png`: measured median t_step (with 95 % CI) and every form's prediction against k, per "

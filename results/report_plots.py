@@ -14,6 +14,8 @@ import numpy as np
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+import decision_plots  # noqa: E402  (beside this script: the Decision section's figures)
+
 
 def slowest_median(dataset):
     """Median over iterations of the slowest rank (rows: iterations, columns: ranks)."""
@@ -143,6 +145,7 @@ def main():
         step_vs_k(f, prereg, out_dir)
         terms(f, prereg, out_dir)
         sweeps(f, prereg, out_dir)
+        decision_plots.draw(f, out_dir)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@
 #include "mpi_bench/step_output.hpp"
 #include "mpi_bench/sweep_output.hpp"
 #include "mpi_bench/watchdog.hpp"
+#include "results/decision_file.hpp"
 
 namespace tpb {
 namespace {
@@ -79,6 +80,7 @@ void calibrate_stage(StudyRuntime& rt, ResultsFile* file) {
     write_attribute(study.id(), "collective", std::string(to_string(d.collective)));
     write_attribute(study.id(), "calibrated_at", utc_timestamp_us());
     write_model_config(file->h5(), rt.config);  // the same /config as step and replay files
+    write_decision_declaration(file->h5(), d.decision);
     file->flush();
   }
   StepOptions options;
@@ -90,7 +92,9 @@ void calibrate_stage(StudyRuntime& rt, ResultsFile* file) {
   // with TP-1 (drawing a shard costs far more than its points' steps).
 
   // t_replay(k) and t_host(k): the shard shapes of TP-k on one device each.
+  // The degrees of --predict-tp too: their replays are all the study measures of them.
   std::vector<int> descending = d.grid.tp;
+  descending.insert(descending.end(), d.decision.predict_tp.begin(), d.decision.predict_tp.end());
   std::sort(descending.begin(), descending.end(), std::greater<>());
   for (int k : descending)
     for (int b : d.grid.batch)

@@ -6,9 +6,11 @@
 #include <fstream>
 
 #include "common/error.hpp"
+#include "mpi_bench/pipeline/modelled_degrees.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
 #include "predictor/piecewise_fit.hpp"
 #include "predictor/sha256.hpp"
+#include "results/decision_file.hpp"
 #include "tpb_version.hpp"
 
 namespace tpb {
@@ -71,6 +73,8 @@ PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::str
       r.source.datasets.push_back(sweep_dataset_path(root, k, "bytes"));
       r.source.datasets.push_back(sweep_dataset_path(root, k, "time_us"));
     }
+  r.decision = read_decision_declaration(file);
+  r.modelled_degrees = register_modelled_degrees(file, r);
   r.source.datasets_sha256 = datasets_sha256(file, r.source.datasets);
   r.predictions = predict_all(r.calibration);
   r.registered_at = utc_timestamp_us();

@@ -13,6 +13,7 @@ void add_study_flags(CLI::App* app, StudyFlags& f) {
   app->add_option("--sweep-iters", f.sweep_iters, "Timed calls per size in the calibration sweeps")
       ->capture_default_str();
   app->add_option("--seed", f.seed, "Seed of the bootstrap confidence intervals")->capture_default_str();
+  add_decision_flags(*app, f.decision);
 }
 
 StudyDeclaration parse_study_flags(const StudyFlags& f) {
@@ -20,6 +21,7 @@ StudyDeclaration parse_study_flags(const StudyFlags& f) {
   static_cast<GridChoice&>(d) = parse_grid_options(f.grid);
   d.sweep_iters = static_cast<int>(parse_integer("--sweep-iters", f.sweep_iters, 1));
   d.bootstrap_seed = static_cast<std::uint64_t>(parse_integer("--seed", f.seed, 0));
+  d.decision = parse_decision_flags(f.decision, d.grid.tp);
   return d;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "mpi_bench/grid_options.hpp"
+#include "mpi_bench/pipeline/decision_options.hpp"
 #include "mpi_bench/pipeline/study_runtime.hpp"
 
 namespace tpb {
@@ -16,6 +17,7 @@ struct StudyFlags {
   GridOptions grid = study_grid_defaults();
   std::string sweep_iters = "20";  // --sweep-iters
   std::string seed = "20240";      // --seed: bootstrap seed
+  DecisionFlags decision;          // --tpot-slo, --predict-tp
 
   // A study compares TP-1 with TP-2 by default, and needs two samples for an interval.
   static GridOptions study_grid_defaults() {

@@ -14,6 +14,7 @@
 #include "collectives/sample_gather.hpp"
 #include "common/error.hpp"
 #include "mpi_bench/collective_validation.hpp"
+#include "mpi_bench/pipeline/decision_options.hpp"
 #include "mpi_bench/step_output.hpp"
 #include "mpi_bench/watchdog.hpp"
 #include "predictor/sha256.hpp"
@@ -69,6 +70,7 @@ StudyRuntime start_study_runtime(const StudyDeclaration& declaration) {
     }
     if (declaration.collective == CollectiveKind::oneshot)
       require_tp_groups_on_one_node(MPI_COMM_WORLD, declaration.grid.tp, "--collective oneshot");
+    check_predicted_degrees(rt.config, declaration.decision);
     // Before the backend exists: nothing is allocated for a grid that cannot fit.
     rt.memory = check_grid_memory(
         rt.config, declaration,

@@ -28,6 +28,7 @@ struct StudyDeclaration : GridChoice {
   int sweep_iters = 20;
   std::uint64_t bootstrap_seed = 20240;
   int bootstrap_resamples = 2000;
+  DecisionDeclaration decision;  // --tpot-slo, --predict-tp
 };
 
 struct StudyRuntime {
