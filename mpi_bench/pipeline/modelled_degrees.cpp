@@ -1,5 +1,7 @@
 #include "mpi_bench/pipeline/modelled_degrees.hpp"
 
+#include "mpi_bench/pipeline/calibrated_cell.hpp"
+
 #include "predictor/collective_extrapolation.hpp"
 #include "predictor/piecewise_fit.hpp"
 #include "results/layout.hpp"
@@ -25,21 +27,10 @@ std::vector<ModelledDegree> register_modelled_degrees(const H5File& file, Regist
     ModelledDegree degree{k, collective_model_name(r.grid.tp, k), {}, {}};
     for (int b : r.grid.batch)
       for (int c : r.grid.context) {
-        const std::string nocomm = step_point_path(StepRoot::step_nocomm, 1, b, c);
         const std::string replay = step_point_path(StepRoot::replay, k, b, c);
-        CellInputs cell;
-        cell.batch = b;
-        cell.context = c;
-        cell.ar_bytes = static_cast<std::int64_t>(b) * w.hidden_size * w.bytes_per_element;
-        cell.ag_bytes = static_cast<std::int64_t>(b) * w.vocab_size * w.bytes_per_element;
-        cell.inputs = {.k = k,
-                       .t_compute1_us = slowest_rank_median(file, nocomm, step_dataset::t_step_us),
-                       .t_host_us = slowest_rank_median(file, replay, step_dataset::t_host_us),
-                       .t_replay_us = slowest_rank_median(file, replay, step_dataset::t_step_us),
-                       .n_ar = 2 * w.layers,
-                       .t_ar_sweep_us = ring_scaled_us(all_reduce, km, k, static_cast<double>(cell.ar_bytes)),
-                       .n_ag = 1,
-                       .t_ag_sweep_us = ring_scaled_us(all_gather, km, k, static_cast<double>(cell.ag_bytes))};
+        const CellInputs cell = calibrated_cell(file, w, k, b, c, [&](SweepRoot root, double bytes) {
+          return ring_scaled_us(root == SweepRoot::all_reduce ? all_reduce : all_gather, km, k, bytes);
+        });
         degree.calibration.push_back(cell);
         r.source.datasets.push_back(step_dataset_path(replay, step_dataset::t_step_us));
         r.source.datasets.push_back(step_dataset_path(replay, step_dataset::t_host_us));

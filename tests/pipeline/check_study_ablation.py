@@ -62,6 +62,7 @@ with open(os.path.join(out, "report.md"), encoding="utf-8") as r:
     report = r.read()
 section = report.split("## Collective ablation: oneshot in place of mpi", 1)
 assert len(section) == 2, "report.md has no ablation section"
+section[1] = section[1].split("\n## ", 1)[0]  # up to the next section (the Decision)
 rows = [line for line in section[1].splitlines() if line.startswith("| 2 |")]
 assert len(rows) == 1, rows
 forms = [line for line in section[1].splitlines() if line.startswith("| ideal | 2 |")]
