@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "collectives/host_memory_communicator.hpp"
 #include "collectives/mpi_check.hpp"
 #include "collectives/mpi_communicator.hpp"
 #include "collectives/shared_exchange.hpp"
@@ -37,7 +38,7 @@ void sum_in_rank_order(const SharedExchange& exchange, std::uint64_t epoch, int 
   }
 }
 
-class OneshotCommunicator final : public Communicator, public MpiBacked {
+class OneshotCommunicator final : public HostMemoryCommunicator, public MpiBacked {
  public:
   OneshotCommunicator(MPI_Comm parent, std::size_t capacity_bytes) : capacity_bytes_(capacity_bytes) {
     MPI_CHECK(MPI_Comm_dup(parent, &comm_));
@@ -117,19 +118,6 @@ class OneshotCommunicator final : public Communicator, public MpiBacked {
     return result;
   }
 
-  void* allocate(std::size_t bytes) override {
-    // 64-byte alignment: full cache lines and widest SIMD loads.
-    void* buffer = std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
-    TPB_CHECK(buffer != nullptr, fmt::format("host allocation of {} bytes failed", bytes));
-    return buffer;
-  }
-  void release(void* buffer) override { std::free(buffer); }
-  void copy_from_host(void* dst, const void* src, std::size_t bytes, StreamHandle) override {
-    std::memcpy(dst, src, bytes);
-  }
-  void copy_to_host(void* dst, const void* src, std::size_t bytes, StreamHandle) override {
-    std::memcpy(dst, src, bytes);
-  }
 
  private:
   // Created by the first collective call (collective, like the call): a
