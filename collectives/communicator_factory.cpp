@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "collectives/mpi_communicator.hpp"
+#include "collectives/oneshot_communicator.hpp"
 #include "common/error.hpp"
 #ifdef TPB_HAVE_CUDA
 #include "collectives/nccl_communicator.hpp"
@@ -23,6 +24,7 @@ std::unique_ptr<Communicator> make_communicator(CollectiveKind kind, MPI_Comm co
   require_built(kind);
   switch (kind) {
     case CollectiveKind::mpi: return make_mpi_communicator(comm);
+    case CollectiveKind::oneshot: return make_oneshot_communicator(comm);
     case CollectiveKind::nccl:
 #ifdef TPB_HAVE_CUDA
       return make_nccl_communicator(comm);

@@ -13,7 +13,8 @@
 namespace tpb {
 
 // The communicator of `kind`; collective over `comm`. UsageError for nccl in a
-// build without CUDA/NCCL. The caller selects each rank's GPU first.
+// build without CUDA/NCCL, and for oneshot (host memory) on ranks spanning
+// nodes, at its first collective call. The caller selects each rank's GPU first.
 std::unique_ptr<Communicator> make_communicator(CollectiveKind kind, MPI_Comm comm);
 // The same by name as --collective spells it; UsageError for an unknown name.
 std::unique_ptr<Communicator> make_communicator(const std::string& name, MPI_Comm comm);

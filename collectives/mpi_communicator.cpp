@@ -2,9 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
-#include <cstring>
-
+#include "collectives/host_memory_communicator.hpp"
 #include "collectives/mpi_check.hpp"
 
 namespace tpb {
@@ -16,7 +14,7 @@ MPI_Datatype to_mpi(DataType type) {
   return MPI_FLOAT;
 }
 
-class MpiCommunicator final : public Communicator, public MpiBacked {
+class MpiCommunicator final : public HostMemoryCommunicator, public MpiBacked {
  public:
   explicit MpiCommunicator(MPI_Comm parent) {
     MPI_CHECK(MPI_Comm_dup(parent, &comm_));
@@ -63,19 +61,6 @@ class MpiCommunicator final : public Communicator, public MpiBacked {
     return result;
   }
 
-  void* allocate(std::size_t bytes) override {
-    // 64-byte alignment: full cache lines and widest SIMD loads.
-    void* buffer = std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
-    TPB_CHECK(buffer != nullptr, fmt::format("host allocation of {} bytes failed", bytes));
-    return buffer;
-  }
-  void release(void* buffer) override { std::free(buffer); }
-  void copy_from_host(void* dst, const void* src, std::size_t bytes, StreamHandle) override {
-    std::memcpy(dst, src, bytes);
-  }
-  void copy_to_host(void* dst, const void* src, std::size_t bytes, StreamHandle) override {
-    std::memcpy(dst, src, bytes);
-  }
 
  private:
   static int checked_count(std::size_t count) {

@@ -29,11 +29,17 @@ class GroupBench {
     const std::size_t max_recv = spec.recv_count(max_send, group.size());
     send_ = group.allocate(max_send * element_bytes_);
     recv_ = group.allocate(max_recv * element_bytes_);
+    if (options.timing == SweepTiming::batch) {
+      send_alt_ = group.allocate(max_send * element_bytes_);
+      recv_alt_ = group.allocate(max_recv * element_bytes_);
+    }
     host_send_.resize(max_send * element_bytes_);
     host_recv_.resize(max_recv * element_bytes_);
     stream_ = group.create_stream();
     // Largest value per rank such that the sum over the group stays exact.
     modulus_ = static_cast<int>(std::clamp<std::int64_t>(exact_integer_limit(options.type) / group.size(), 1, 16));
+    // A second input set for the batch check: values that differ from the first's.
+    modulus_alt_ = modulus_ > 2 ? modulus_ - 1 : modulus_;
   }
   ~GroupBench() {
     // Not checked: a destructor must not throw.
@@ -41,6 +47,8 @@ class GroupBench {
       group_.destroy_stream(stream_);
       group_.release(send_);
       group_.release(recv_);
+      if (send_alt_ != nullptr) group_.release(send_alt_);
+      if (recv_alt_ != nullptr) group_.release(recv_alt_);
     } catch (...) {
     }
   }
@@ -52,33 +60,53 @@ class GroupBench {
   // Untimed calls at one payload: first-call setup (connections, protocol
   // buffers, page faults) stays out of the samples.
   void warm_up(std::size_t count, int calls) {
-    for (int i = 0; i < calls; ++i) issue(count, false);
+    for (int i = 0; i < calls; ++i) issue(count, false, send_, recv_);
     group_.synchronize(stream_);
   }
 
-  // Wrong elements on this rank over options.check_iters verified calls.
+  // Wrong elements on this rank over options.check_iters verified calls (or
+  // batches, with batch timing).
   std::int64_t check(std::size_t count, bool in_place) {
     std::int64_t wrong = 0;
     for (int c = 0; c < options_.check_iters; ++c) {
-      fill_inputs(count, in_place);
-      issue(count, in_place);
+      if (options_.timing == SweepTiming::batch) {
+        wrong += check_batch(count, in_place);
+        continue;
+      }
+      fill_inputs(count, in_place, modulus_, send_, recv_);
+      issue(count, in_place, send_, recv_);
       group_.synchronize(stream_);
-      wrong += count_wrong(count);
+      wrong += count_wrong(count, modulus_, recv_);
     }
     return wrong;
   }
 
-  // One sample per iteration: this rank's time for one call (or one graph
-  // replay divided by the calls it holds).
-  std::vector<double> time(std::size_t count, bool in_place) {
-    std::unique_ptr<ReplayableWork> graph;
-    if (options_.graph_calls > 0) {
-      graph = group_.capture(stream_, [&] {
-        for (int g = 0; g < options_.graph_calls; ++g) issue(count, in_place);
-      });
-      graph->replay(stream_);  // the first launch uploads the graph: untimed
-      group_.synchronize(stream_);
+  // Calls back to back, as a timed batch issues them, on inputs that change
+  // from one call to the next: two input sets with their own output buffers,
+  // alternated, so that a call that returned the previous call's result (a
+  // stale slot, a flag reused too early) leaves the wrong values behind.
+  // Out of place every call of the batch runs; in place each input is
+  // consumed by its call, so the batch is one call per set.
+  std::int64_t check_batch(std::size_t count, bool in_place) {
+    fill_inputs(count, in_place, modulus_, send_, recv_);
+    fill_inputs(count, in_place, modulus_alt_, send_alt_, recv_alt_);
+    group_.barrier();
+    const int calls = in_place ? 2 : std::max(2, options_.batch_calls);
+    for (int call = 0; call < calls; ++call) {
+      if (call % 2 == 0)
+        issue(count, in_place, send_, recv_);
+      else
+        issue(count, in_place, send_alt_, recv_alt_);
     }
+    group_.synchronize(stream_);
+    return count_wrong(count, modulus_, recv_) + count_wrong(count, modulus_alt_, recv_alt_);
+  }
+
+  // One sample per iteration: this rank's time for one call (or one graph
+  // replay divided by the calls it holds, or one batch divided by its calls).
+  std::vector<double> time(std::size_t count, bool in_place) {
+    if (options_.timing == SweepTiming::batch) return time_batches(count, in_place);
+    const std::unique_ptr<ReplayableWork> graph = capture_graph(count, in_place);
     const double calls_per_sample = graph ? options_.graph_calls : 1;
     std::vector<double> samples(static_cast<std::size_t>(options_.iters));
     // Back to back, one sample ends where the next starts: one clock read per
@@ -92,7 +120,7 @@ class GroupBench {
       if (graph)
         graph->replay(stream_);
       else
-        issue(count, in_place);
+        issue(count, in_place, send_, recv_);
       group_.synchronize(stream_);
       const Clock::time_point end = Clock::now();
       sample = std::chrono::duration<double, std::micro>(end - start).count() / calls_per_sample;
@@ -101,36 +129,83 @@ class GroupBench {
     return samples;
   }
 
+  // The timing loops with nothing inside: what a sample costs the harness.
+  std::vector<double> time_empty() {
+    std::vector<double> samples(static_cast<std::size_t>(options_.iters));
+    const int calls = options_.timing == SweepTiming::batch ? options_.batch_calls : 1;
+    Clock::time_point start = Clock::now();
+    for (double& sample : samples) {
+      if (options_.timing == SweepTiming::batch) start = Clock::now();
+      const Clock::time_point end = Clock::now();
+      sample = std::chrono::duration<double, std::micro>(end - start).count() / calls;
+      start = end;
+    }
+    return samples;
+  }
+
  private:
-  void issue(std::size_t count, bool in_place) {
+  // With -G, options.graph_calls calls captured once and launched once
+  // (untimed: the first launch uploads the graph); nullptr without -G.
+  std::unique_ptr<ReplayableWork> capture_graph(std::size_t count, bool in_place) {
+    if (options_.graph_calls == 0) return nullptr;
+    std::unique_ptr<ReplayableWork> graph = group_.capture(stream_, [&] {
+      for (int g = 0; g < options_.graph_calls; ++g) issue(count, in_place, send_, recv_);
+    });
+    graph->replay(stream_);
+    group_.synchronize(stream_);
+    return graph;
+  }
+
+  // Each sample: an untimed barrier, then batch_calls calls (graph replays
+  // with -G) between one pair of clock reads.
+  std::vector<double> time_batches(std::size_t count, bool in_place) {
+    const std::unique_ptr<ReplayableWork> graph = capture_graph(count, in_place);
+    const double calls_per_sample = static_cast<double>(options_.batch_calls) * (graph ? options_.graph_calls : 1);
+    std::vector<double> samples(static_cast<std::size_t>(options_.iters));
+    for (double& sample : samples) {
+      group_.barrier();
+      const Clock::time_point start = Clock::now();
+      for (int call = 0; call < options_.batch_calls; ++call) {
+        if (graph)
+          graph->replay(stream_);
+        else
+          issue(count, in_place, send_, recv_);
+      }
+      group_.synchronize(stream_);
+      sample = std::chrono::duration<double, std::micro>(Clock::now() - start).count() / calls_per_sample;
+    }
+    return samples;
+  }
+
+  void issue(std::size_t count, bool in_place, void* send, void* recv) {
     if (!in_place) {
-      spec_.issue(group_, send_, recv_, count, options_.type, stream_);
+      spec_.issue(group_, send, recv, count, options_.type, stream_);
       return;
     }
     const std::size_t offset = spec_.in_place_offset(group_.rank(), count) * element_bytes_;
-    spec_.issue(group_, static_cast<char*>(recv_) + offset, recv_, count, options_.type, stream_);
+    spec_.issue(group_, static_cast<char*>(recv) + offset, recv, count, options_.type, stream_);
   }
 
   // Inputs in place (inside the receive buffer) or in the send buffer, and a
   // sentinel everywhere else in the receive buffer, so that an element the
   // collective never wrote is counted wrong.
-  void fill_inputs(std::size_t count, bool in_place) {
+  void fill_inputs(std::size_t count, bool in_place, int modulus, void* send, void* recv) {
     const std::size_t recv_count = spec_.recv_count(count, group_.size());
     for (std::size_t j = 0; j < recv_count; ++j) store_element(host_recv_.data(), j, options_.type, -1.0);
     const std::size_t offset = in_place ? spec_.in_place_offset(group_.rank(), count) : 0;
     void* inputs = in_place ? static_cast<void*>(host_recv_.data()) : static_cast<void*>(host_send_.data());
     for (std::size_t i = 0; i < count; ++i)
-      store_element(inputs, offset + i, options_.type, input_value(group_.rank(), i, modulus_));
-    if (!in_place) group_.copy_from_host(send_, host_send_.data(), count * element_bytes_, stream_);
-    group_.copy_from_host(recv_, host_recv_.data(), recv_count * element_bytes_, stream_);
+      store_element(inputs, offset + i, options_.type, input_value(group_.rank(), i, modulus));
+    if (!in_place) group_.copy_from_host(send, host_send_.data(), count * element_bytes_, stream_);
+    group_.copy_from_host(recv, host_recv_.data(), recv_count * element_bytes_, stream_);
   }
 
-  std::int64_t count_wrong(std::size_t count) {
+  std::int64_t count_wrong(std::size_t count, int modulus, const void* recv) {
     const std::size_t recv_count = spec_.recv_count(count, group_.size());
-    group_.copy_to_host(host_recv_.data(), recv_, recv_count * element_bytes_, stream_);
+    group_.copy_to_host(host_recv_.data(), recv, recv_count * element_bytes_, stream_);
     std::int64_t wrong = 0;
     for (std::size_t j = 0; j < recv_count; ++j)
-      if (load_element(host_recv_.data(), j, options_.type) != spec_.expected(j, count, group_.size(), modulus_))
+      if (load_element(host_recv_.data(), j, options_.type) != spec_.expected(j, count, group_.size(), modulus))
         ++wrong;
     return wrong;
   }
@@ -141,10 +216,13 @@ class GroupBench {
   std::size_t element_bytes_;
   void* send_ = nullptr;
   void* recv_ = nullptr;
+  void* send_alt_ = nullptr;  // the batch check's second input set and its output
+  void* recv_alt_ = nullptr;
   std::vector<unsigned char> host_send_;
   std::vector<unsigned char> host_recv_;
   StreamHandle stream_ = nullptr;
   int modulus_ = 1;
+  int modulus_alt_ = 1;
 };
 
 // Every rank's samples, [iteration][rank], on every rank of the group.
@@ -167,9 +245,16 @@ std::vector<std::int64_t> gather_counts(MPI_Comm comm, std::int64_t mine, int ra
 
 }  // namespace
 
+std::string to_string(SweepTiming timing) { return timing == SweepTiming::batch ? "batch" : "per-call"; }
+
+SweepTiming parse_sweep_timing(const std::string& text) {
+  if (text == "per-call") return SweepTiming::per_call;
+  if (text == "batch") return SweepTiming::batch;
+  throw UsageError(fmt::format("--timing: invalid value '{}' (expected per-call or batch)", text));
+}
+
 PointSummary summarize_times(const std::vector<double>& time_us, int ranks, std::size_t bytes, double bus_factor) {
   const auto columns = static_cast<std::size_t>(ranks);
-  const std::size_t iters = time_us.size() / columns;
   std::vector<double> rank_medians(columns);
   for (std::size_t r = 0; r < columns; ++r) rank_medians[r] = median(select_columns(time_us, columns, r, 1));
   PointSummary summary;
@@ -199,8 +284,8 @@ std::vector<std::size_t> sweep_sizes(std::size_t min_bytes, std::size_t max_byte
 }
 
 SweepResult run_collective_sweep(Communicator& group, const CollectiveSpec& spec, const SweepOptions& options) {
-  TPB_CHECK(!options.sizes_bytes.empty() && options.iters >= 1,
-            "run_collective_sweep needs at least one size and one iteration");
+  TPB_CHECK(!options.sizes_bytes.empty() && options.iters >= 1 && options.batch_calls >= 1,
+            "run_collective_sweep needs at least one size, one iteration and one call per batch");
   const MPI_Comm comm = mpi_comm_of(group);
   const int ranks = group.size();
   SweepResult result;
@@ -212,6 +297,8 @@ SweepResult run_collective_sweep(Communicator& group, const CollectiveSpec& spec
   result.bus_factor = spec.bus_factor(ranks);
 
   GroupBench bench(group, spec, options);
+  const std::vector<double> overhead = gather_samples(comm, bench.time_empty(), ranks);
+  result.timing_overhead_us = summarize_times(overhead, ranks, 0, 0.0).time_us;
   // Both ends of the range: the largest size sets up the big protocol
   // buffers, the smallest the latency path the first samples take.
   bench.warm_up(bench.send_count(options.sizes_bytes.back()), options.warmup_iters);

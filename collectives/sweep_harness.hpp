@@ -23,6 +23,13 @@ struct SweepProgress {
   std::size_t total;              // sizes in the list
 };
 
+// How samples are timed. per_call: one clock read per call, every call a
+// sample. batch (IMB, nccl-tests): after an untimed barrier, batch_calls
+// back-to-back calls between one pair of clock reads; the sample is the mean.
+enum class SweepTiming { per_call, batch };
+std::string to_string(SweepTiming timing);
+SweepTiming parse_sweep_timing(const std::string& text);  // "per-call" or "batch"; UsageError otherwise
+
 struct SweepOptions {
   std::vector<std::size_t> sizes_bytes;  // payloads, ascending; rounded down to whole elements per call
   DataType type = DataType::f32;
@@ -31,6 +38,8 @@ struct SweepOptions {
   int check_iters = 1;    // -c: verified calls per size and placement (untimed); 0 skips the check
   int graph_calls = 0;    // -G: calls captured into one CUDA graph, replayed once per sample; 0 = direct calls
   bool blocking = false;  // -z: barrier before each sample (untimed): each sample is one call's latency
+  SweepTiming timing = SweepTiming::per_call;  // --timing
+  int batch_calls = 100;  // --batch-calls: calls per sample with SweepTiming::batch
   // Called on every rank before each size (progress display, watchdog).
   std::function<void(const SweepProgress&)> on_point;
 };
@@ -64,6 +73,10 @@ struct SweepResult {
   int iters = 0;
   double bus_factor = 0.0;
   std::vector<SweepPoint> points;  // one per size, ascending
+  // The harness's own cost per sample, measured by timing an empty region
+  // the way calls are timed (per call: one clock read; batch: an empty
+  // batch), divided by calls per sample; the slowest rank's median.
+  double timing_overhead_us = 0.0;
 };
 
 // Collective over `group`; every rank passes the same options and gets the

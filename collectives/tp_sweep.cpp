@@ -86,6 +86,7 @@ TpSweep run_tp_sweep(Communicator& world, int k, const CollectiveSpec& spec, con
   tp.n_groups = world.size() / k;
   tp.iters = result.iters;
   tp.bus_factor = result.bus_factor;
+  MPI_CHECK(MPI_Allreduce(&result.timing_overhead_us, &tp.timing_overhead_us, 1, MPI_DOUBLE, MPI_MAX, world_comm));
   for (const SweepPoint& point : result.points) {
     tp.bytes.push_back(point.bytes);
     tp.counts.push_back(point.count);

@@ -23,6 +23,7 @@ struct TpSweep {
   int n_groups = 1;
   int iters = 0;
   double bus_factor = 0.0;
+  double timing_overhead_us = 0.0;  // SweepResult::timing_overhead_us, the largest over groups
 
   // On every rank, one entry per size.
   std::vector<std::size_t> bytes;

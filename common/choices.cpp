@@ -25,7 +25,9 @@ Kind parse_kind(const std::array<std::pair<Kind, std::string_view>, N>& names, s
     if (name == text) return kind;
     valid.push_back(name);
   }
-  throw UsageError(fmt::format("{}: invalid value '{}' (expected {})", flag, text, fmt::join(valid, " or ")));
+  const std::string_view last = valid.back();
+  valid.pop_back();
+  throw UsageError(fmt::format("{}: invalid value '{}' (expected {} or {})", flag, text, fmt::join(valid, ", "), last));
 }
 
 }  // namespace

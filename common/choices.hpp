@@ -1,7 +1,7 @@
 #pragma once
 // The two run-time choices every command spells the same way:
 //   --backend cpu|cuda      the decoder backend (tp_decoder/)
-//   --collective mpi|nccl   the communicator (collectives/)
+//   --collective mpi|nccl|oneshot   the communicator (collectives/)
 // Names, parsing and defaults live here once. A new communicator is one enum
 // value and one row in kCollectiveNames.
 #include <array>
@@ -12,17 +12,18 @@
 namespace tpb {
 
 enum class BackendKind { cpu, cuda };
-enum class CollectiveKind { mpi, nccl };
+enum class CollectiveKind { mpi, nccl, oneshot };
 
 inline constexpr std::array<std::pair<BackendKind, std::string_view>, 2> kBackendNames{
     {{BackendKind::cpu, "cpu"}, {BackendKind::cuda, "cuda"}}};
-inline constexpr std::array<std::pair<CollectiveKind, std::string_view>, 2> kCollectiveNames{
-    {{CollectiveKind::mpi, "mpi"}, {CollectiveKind::nccl, "nccl"}}};
+inline constexpr std::array<std::pair<CollectiveKind, std::string_view>, 3> kCollectiveNames{
+    {{CollectiveKind::mpi, "mpi"}, {CollectiveKind::nccl, "nccl"}, {CollectiveKind::oneshot, "oneshot"}}};
 
 std::string_view to_string(BackendKind kind);
 std::string_view to_string(CollectiveKind kind);
 
-// UsageError "{flag}: invalid value '{text}' (expected cpu or cuda)".
+// UsageError "{flag}: invalid value '{text}' (expected cpu or cuda)", the
+// valid names listed as "a, b or c".
 BackendKind parse_backend_kind(std::string_view flag, std::string_view text);
 CollectiveKind parse_collective_kind(std::string_view flag, std::string_view text);
 

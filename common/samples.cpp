@@ -41,11 +41,11 @@ std::vector<double> slowest_rank_of_each_group(std::span<const double> values, s
   require_rows(values, ranks);
   TPB_CHECK(group_size > 0 && ranks % group_size == 0,
             fmt::format("{} ranks do not split into groups of {}", ranks, group_size));
-  std::vector<double> slowest(values.size());
+  std::vector<double> slowest;
+  slowest.reserve(values.size() / group_size);
   for (std::size_t first = 0; first < values.size(); first += group_size) {
     const auto group = values.subspan(first, group_size);
-    std::fill_n(slowest.begin() + static_cast<std::ptrdiff_t>(first), group_size,
-                *std::max_element(group.begin(), group.end()));
+    slowest.push_back(*std::max_element(group.begin(), group.end()));
   }
   return slowest;
 }

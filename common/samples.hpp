@@ -15,8 +15,8 @@ double median(std::span<const double> sample);
 // Per iteration, the slowest of all `ranks` columns.
 std::vector<double> slowest_rank_per_iteration(std::span<const double> values, std::size_t ranks);
 
-// Per iteration and column, the slowest rank of the column's group of
-// `group_size` consecutive columns: same shape as `values`.
+// Per iteration and group of `group_size` consecutive columns, the group's
+// slowest rank: iterations × (ranks / group_size).
 std::vector<double> slowest_rank_of_each_group(std::span<const double> values, std::size_t ranks,
                                                std::size_t group_size);
 

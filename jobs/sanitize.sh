@@ -21,8 +21,12 @@ sanitizer_options="abort_on_error=0:strict_string_checks=1:detect_stack_use_afte
 export LSAN_OPTIONS="suppressions=$root/tests/sanitizer/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 
+# -O1 -g1 (AddressSanitizer asks for -O1 or more): instrumented code at
+# -O2 -g takes about twice as long to compile (measured here: 129 s against
+# 61 s for results/report.cpp), and line tables are all a report needs.
 start=$(date +%s)
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTPB_SANITIZE=ON -DTPB_CUDA=OFF >/dev/null
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTPB_SANITIZE=ON -DTPB_CUDA=OFF \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" >/dev/null
 cmake --build "$build" -j "$jobs"
 echo "jobs/sanitize.sh: ASan+UBSan build took $(( $(date +%s) - start )) s"
 
@@ -32,4 +36,4 @@ ASAN_OPTIONS="detect_leaks=1:$sanitizer_options" ctest --output-on-failure --tim
 # Then every multi-rank, CLI and reliability test but the job-script tests
 # (Slurm, two-host launch: they test the scripts around mpi_bench) and the GPU
 # tests (they only skip without a device).
-ASAN_OPTIONS="detect_leaks=0:$sanitizer_options" ctest --output-on-failure --timeout 600 -LE 'jobs|unit|gpu' "$@"
+ASAN_OPTIONS="detect_leaks=0:$sanitizer_options" ctest --output-on-failure --timeout 600 -LE 'jobs|unit|gpu' -j "$jobs" "$@"

@@ -11,8 +11,11 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 cd "$build"
 # ctest prints no reason for a skipped test (the GPU tests on a host without a
 # GPU): its JUnit file has them, and skip_reasons.py names each reason.
+# Tests run as many at a time as there are cores ($TPB_TEST_JOBS overrides):
+# each must pass under load anyway, and many spend their time waiting
+# (lock rows, watchdog bounds, the bare-root test's download).
 status=0
-ctest --output-on-failure --timeout 600 --output-junit ctest-junit.xml "$@" || status=$?
+ctest --output-on-failure --timeout 600 --output-junit ctest-junit.xml -j "${TPB_TEST_JOBS:-$(nproc)}" "$@" || status=$?
 /usr/bin/python3 "$root/jobs/lib/skip_reasons.py" ctest-junit.xml || true
 [ "$status" -eq 0 ] || exit "$status"
 # Then the same tests under AddressSanitizer + UBSan (CPU-only tree) and a

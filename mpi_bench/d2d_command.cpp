@@ -9,6 +9,7 @@
 
 #include "collectives/mpi_check.hpp"
 #include "collectives/sample_gather.hpp"
+#include "mpi_bench/rank_medians.hpp"
 #include "common/error.hpp"
 #include "common/parse.hpp"
 #include "mpi_bench/collective_validation.hpp"
@@ -60,9 +61,6 @@ int run_d2d(const D2dCommandOptions& o, const Invocation& invocation) {
   // /d2d/copy_GBps (iters x ranks); rank 0 writes, every rank gathers.
   const std::vector<double> matrix = gather_by_iteration(MPI_COMM_WORLD, mine);
 
-  const double my_median = median(mine);
-  std::vector<double> medians(static_cast<std::size_t>(ranks.size));
-  MPI_CHECK(MPI_Gather(&my_median, 1, MPI_DOUBLE, medians.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
   if (!ranks.is_root()) return 0;
   if (results) {
     results->h5().write_dataset(kD2dCopyGBps, matrix,
@@ -78,10 +76,9 @@ int run_d2d(const D2dCommandOptions& o, const Invocation& invocation) {
       "# d2d: device-to-device copy of {} per rank, {} copies, every rank at once; "
       "copy_GBps counts bytes read + written (GB = 1e9 B)\n",
       format_bytes(options.bytes), options.iters);
-  fmt::print("# {:>5} {:>24} {:>12}\n", "rank", "device", "copy_GBps");
-  for (int r = 0; r < ranks.size; ++r)
-    fmt::print("  {:>5} {:>24} {:>12.1f}\n", r, ranks.rank_map[static_cast<std::size_t>(r)].device,
-               medians[static_cast<std::size_t>(r)]);
+  print_rank_medians({"device", [&](int r) { return ranks.rank_map[static_cast<std::size_t>(r)].device; }, 24,
+                      "copy_GBps", 12, 1},
+                     matrix, ranks.size);
   if (results) {
     results->mark_complete();
     fmt::print("# results: {}\n", o.output);

@@ -1,25 +1,32 @@
 #include "mpi_bench/grid_options.hpp"
 
 #include "common/parse.hpp"
+#include "mpi_bench/checked_option.hpp"
 
 namespace tpb {
 
+IntList::IntList(const char* spelled) : std::vector<int>(parse_int_list("default", spelled, 0)) {}
+
 void add_grid_options(CLI::App& app, GridOptions& o) {
   app.add_option("--model", o.model, "Hugging Face config.json (tp_decoder/configs/*.json)")->required();
-  app.add_option("--tp", o.tp, "TP degrees k, each dividing the number of ranks, e.g. 1,2,4")->capture_default_str();
-  app.add_option("--batch", o.batch, "Batch sizes b (sequences decoded together)")->capture_default_str();
-  app.add_option("--context", o.context, "Context lengths c (KV history per sequence)")->capture_default_str();
-  app.add_option("--backend", o.backend, "Decoder backend: cpu or cuda (default: cuda when a GPU is visible, else cpu)");
-  app.add_option("--collective", o.collective,
-                 "Communicator: mpi or nccl (default: the one working on the backend's memory, nccl for cuda)");
-  app.add_option("--layers", o.layers, "Run this many layers instead of the config's (0: all; recorded)")
-      ->capture_default_str();
-  app.add_option("-w,--warmup_iters", o.warmup, "Untimed steps per point")->capture_default_str();
-  app.add_option("--warmup", o.warmup)->group("");  // the former spelling
-  app.add_option("-n,--iters", o.iters, "Timed steps per point")->capture_default_str();
-  app.add_option("--mem-per-device", o.mem_per_device,
-                 "Memory one rank may use, e.g. 120G (default: MemAvailable or the cgroup limit shared by the "
-                 "node's ranks on CPU, the device's free memory on CUDA); the grid's largest point must fit");
+  add_int_list_option(app, "--tp", "--tp", o.tp, 1, "TP degrees k, each dividing the number of ranks, e.g. 1,2,4");
+  add_int_list_option(app, "--batch", "--batch", o.batch, 1, "Batch sizes b (sequences decoded together)");
+  add_int_list_option(app, "--context", "--context", o.context, 0, "Context lengths c (KV history per sequence)");
+  add_checked_option(app, "--backend", o.backend,
+                     "Decoder backend: cpu or cuda (default: cuda when a GPU is visible, else cpu)",
+                     [](const std::string& text) { return parse_backend_kind("--backend", text); });
+  add_checked_option(app, "--collective", o.collective,
+                     "Communicator: mpi, nccl or oneshot (default: the one working on the backend's memory, nccl for cuda)",
+                     [](const std::string& text) { return parse_collective_kind("--collective", text); });
+  add_count_option(app, "--layers", "--layers", o.layers, 0,
+                   "Run this many layers instead of the config's (0: all; recorded)");
+  add_count_option(app, "-w,--warmup_iters", "-w/--warmup_iters", o.warmup, 0, "Untimed steps per point");
+  add_count_option(app, "--warmup", "-w/--warmup_iters", o.warmup, 0, "")->group("");  // the former spelling
+  add_count_option(app, "-n,--iters", "-n/--iters", o.iters, o.min_iters, "Timed steps per point");
+  add_checked_option(app, "--mem-per-device", o.mem_per_device,
+                     "Memory one rank may use, e.g. 120G (default: MemAvailable or the cgroup limit shared by the "
+                     "node's ranks on CPU, the device's free memory on CUDA); the grid's largest point must fit",
+                     [](const std::string& text) { return mem_per_device_budget(text); });
   app.add_flag("--dry-run", o.dry_run, "Print the grid and each rank's memory estimate against what it may use, "
                                        "then exit without allocating or writing");
 }
@@ -27,14 +34,12 @@ void add_grid_options(CLI::App& app, GridOptions& o) {
 GridChoice parse_grid_options(const GridOptions& o) {
   GridChoice c;
   c.model_path = o.model;
-  c.grid = {parse_int_list("--tp", o.tp, 1), parse_int_list("--batch", o.batch, 1),
-            parse_int_list("--context", o.context, 0)};
-  c.backend = o.backend.empty() ? default_backend_kind() : parse_backend_kind("--backend", o.backend);
-  c.collective =
-      o.collective.empty() ? default_collective_kind(c.backend) : parse_collective_kind("--collective", o.collective);
-  c.layers = static_cast<int>(parse_integer("--layers", o.layers, 0));
-  c.warmup_iters = static_cast<int>(parse_integer("-w/--warmup_iters", o.warmup, 0));
-  c.iters = static_cast<int>(parse_integer("-n/--iters", o.iters, o.min_iters));
+  c.grid = {o.tp, o.batch, o.context};
+  c.backend = o.backend.value_or(default_backend_kind());
+  c.collective = o.collective.value_or(default_collective_kind(c.backend));
+  c.layers = o.layers;
+  c.warmup_iters = o.warmup;
+  c.iters = o.iters;
   c.mem_per_device = o.mem_per_device;
   c.dry_run = o.dry_run;
   return c;

@@ -3,30 +3,41 @@
 // model, the (k, b, c) grid, the decoder backend and the communicator, the
 // layer override and the iteration counts. Each command sets its own
 // defaults in the struct before declaring (step: --tp 1; run: --tp 1,2), and
-// --help shows them. Kept as typed until every rank parses them, so that a
-// bad value is refused on every rank with one line naming it.
+// --help shows them. Every value is typed and checked as every rank parses
+// it (checked_option.hpp), so a bad value is refused on every rank with one
+// line naming it.
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "common/choices.hpp"
+#include "mpi_bench/memory_ledger.hpp"
 #include "predictor/registration.hpp"
 
 namespace tpb {
 
+// A --tp, --batch or --context list. A command may state its default as a
+// user would type it (the study's g.tp = "1,2").
+struct IntList : std::vector<int> {
+  using std::vector<int>::vector;
+  IntList(const char* spelled);  // NOLINT(google-explicit-constructor): a default as typed
+};
+
 struct GridOptions {
-  std::string model;            // --model CONFIG (Hugging Face config.json)
-  std::string tp = "1";         // --tp LIST
-  std::string batch = "1";      // --batch LIST
-  std::string context = "128";  // --context LIST
-  std::string backend;          // --backend cpu|cuda; empty: default_backend_kind()
-  std::string collective;       // --collective mpi|nccl; empty: default_collective_kind(backend)
-  std::string layers = "0";     // --layers N; 0: the config's count
-  std::string warmup = "3";     // -w/--warmup_iters
-  std::string iters = "20";     // -n/--iters
-  std::string mem_per_device;   // --mem-per-device SIZE; empty: what the host or device has free
-  bool dry_run = false;         // --dry-run: print the grid and the memory check, allocate nothing
-  int min_iters = 1;            // not a flag: the fewest timed steps the command can use
+  std::string model;                          // --model CONFIG (Hugging Face config.json)
+  IntList tp{1};                              // --tp LIST
+  IntList batch{1};                           // --batch LIST
+  IntList context{128};                       // --context LIST
+  std::optional<BackendKind> backend;         // --backend cpu|cuda; absent: default_backend_kind()
+  std::optional<CollectiveKind> collective;   // --collective mpi|nccl; absent: default_collective_kind(backend)
+  int layers = 0;                             // --layers N; 0: the config's count
+  int warmup = 3;                             // -w/--warmup_iters
+  int iters = 20;                             // -n/--iters
+  std::optional<MemoryBudget> mem_per_device; // --mem-per-device SIZE; absent: what the host or device has free
+  bool dry_run = false;                       // --dry-run: print the grid and the memory check, allocate nothing
+  int min_iters = 1;                          // not a flag: the fewest timed steps the command can use
 };
 
 // The options parsed: what every rank runs.
@@ -38,14 +49,14 @@ struct GridChoice {
   int layers = 0;  // 0: the config's count
   int warmup_iters = 3;
   int iters = 20;
-  std::string mem_per_device;  // as typed: parsed by memory_budget()
+  std::optional<MemoryBudget> mem_per_device;  // absent: memory_budget() asks the host or device
   bool dry_run = false;
 };
 
 // Declares the options on `app` (old spelling --warmup kept as a hidden alias).
 void add_grid_options(CLI::App& app, GridOptions& options);
 
-// UsageError naming the flag and the value.
+// The parsed options with the backend's and the communicator's defaults resolved.
 GridChoice parse_grid_options(const GridOptions& options);
 
 }  // namespace tpb

@@ -13,6 +13,7 @@
 #include "common/choices.hpp"
 #include "common/error.hpp"
 #include "common/parse.hpp"
+#include "mpi_bench/checked_option.hpp"
 #include "mpi_bench/memory_ledger.hpp"
 #include "predictor/kv_ledger.hpp"
 #include "tp_decoder/shard_plan.hpp"
@@ -69,21 +70,31 @@ double parse_reserve_pct(const std::string& text) {
 
 void add_kv_cli_options(CLI::App& app, KvCliOptions& o) {
   app.add_option("--model", o.model, "Hugging Face config.json (tp_decoder/configs/*.json)")->required();
-  app.add_option("--tp", o.tp, "TP degrees k to size, e.g. 1,2,4,8 (no ranks needed)")->required();
-  app.add_option("--context", o.context, "Contexts c: sequences admissible at each (c + 1 tokens each)")
-      ->capture_default_str();
+  add_int_list_option(app, "--tp", "--tp", o.tp, 1, "TP degrees k to size, e.g. 1,2,4,8 (no ranks needed)")
+      ->required();
+  add_int_list_option(app, "--context", "--context", o.context, 0,
+                      "Contexts c: sequences admissible at each (c + 1 tokens each)");
   app.add_option("--lengths", o.lengths,
                  "Request lengths: a LIST (1,15,16) or a FILE of one whole number per line, '#' comments "
                  "(default: one sequence per context)");
-  app.add_option("--block", o.block, "Block sizes in tokens, e.g. 8,16")->capture_default_str();
-  app.add_option("--bytes-per-token", o.bytes_per_token, "Logical KV bytes per token instead of the model's");
-  app.add_option("--mem-per-device", o.mem_per_device,
-                 "Memory per device, e.g. 120G (default: CUDA free memory, or MemAvailable / cgroup limit, "
-                 "shared by the ranks of the node)");
-  app.add_option("--reserve-pct", o.reserve_pct, "Percent of the budget kept free")->capture_default_str();
+  add_int_list_option(app, "--block", "--block", o.block, 1, "Block sizes in tokens, e.g. 8,16");
+  add_checked_option(app, "--bytes-per-token", o.bytes_per_token, "Logical KV bytes per token instead of the model's",
+                     [](const std::string& text) { return std::int64_t{parse_integer("--bytes-per-token", text, 1)}; });
+  add_checked_option(app, "--mem-per-device", o.mem_per_device,
+                     "Memory per device, e.g. 120G (default: CUDA free memory, or MemAvailable / cgroup limit, "
+                     "shared by the ranks of the node)",
+                     [](const std::string& text) { return mem_per_device_budget(text); });
+  add_checked_option(app, "--reserve-pct", o.reserve_pct, "Percent of the budget kept free", parse_reserve_pct)
+      ->default_str(default_text(o.reserve_pct));
   app.add_option("--dtype", o.dtype, "bf16 or f32 (default: the model's torch_dtype, else bf16)");
-  app.add_option("--backend", o.backend, "Whose buffers to count: cpu or cuda (default: cuda when a GPU is visible)");
-  app.add_option("--table-entry-bytes", o.table_entry_bytes, "Bytes per block-table entry")->capture_default_str();
+  add_checked_option(app, "--backend", o.backend,
+                     "Whose buffers to count: cpu or cuda (default: cuda when a GPU is visible)",
+                     [](const std::string& text) { return parse_backend_kind("--backend", text); });
+  add_checked_option(app, "--table-entry-bytes", o.table_entry_bytes, "Bytes per block-table entry",
+                     [](const std::string& text) {
+                       return std::int64_t{parse_integer("--table-entry-bytes", text, 1)};
+                     })
+      ->default_str(std::to_string(o.table_entry_bytes));
   app.add_option("-o,--output", o.output, "Results file (.h5), the ledger under /kv");
   app.add_flag("--overwrite", o.overwrite, "Replace an existing results file");
   app.add_flag("--json", o.json, "Print one JSON object instead of the tables");
@@ -122,12 +133,12 @@ ElementType dtype_of_model(const ModelConfig& config, std::string* source) {
 
 KvCliPlan parse_kv_cli(const KvCliOptions& o) {
   KvCliPlan plan;
-  plan.tp = parse_int_list("--tp", o.tp, 1);
-  plan.contexts = parse_int_list("--context", o.context, 0);
-  plan.blocks = parse_int_list("--block", o.block, 1);
-  plan.reserve_pct = parse_reserve_pct(o.reserve_pct);
-  plan.table_entry_bytes = parse_integer("--table-entry-bytes", o.table_entry_bytes, 1);
-  plan.backend = o.backend.empty() ? default_backend_kind() : parse_backend_kind("--backend", o.backend);
+  plan.tp = o.tp;
+  plan.contexts = o.context;
+  plan.blocks = o.block;
+  plan.reserve_pct = o.reserve_pct;
+  plan.table_entry_bytes = o.table_entry_bytes;
+  plan.backend = o.backend.value_or(default_backend_kind());
 
   plan.config = load_model_config(o.model);
   for (int k : plan.tp)
@@ -148,16 +159,16 @@ KvCliPlan parse_kv_cli(const KvCliOptions& o) {
   }
 
   const ModelConfig& m = plan.config;
-  if (o.bytes_per_token.empty()) {
+  if (!o.bytes_per_token) {
     plan.bytes_per_token = kv_bytes_per_token(kv_cache_shape(m, plan.dtype));
     plan.bytes_per_token_source = fmt::format("{} layers x 2 x {} KV heads x {} head_dim x {} B", m.num_layers,
                                               m.num_kv_heads, m.head_dim, element_size(plan.dtype));
   } else {
-    plan.bytes_per_token = parse_integer("--bytes-per-token", o.bytes_per_token, 1);
+    plan.bytes_per_token = *o.bytes_per_token;
     if (plan.bytes_per_token % m.num_kv_heads != 0)
       throw UsageError(fmt::format("--bytes-per-token: {} does not split evenly over the {} KV heads of {}",
                                    plan.bytes_per_token, m.num_kv_heads, m.name));
-    plan.bytes_per_token_source = fmt::format("--bytes-per-token {}", o.bytes_per_token);
+    plan.bytes_per_token_source = fmt::format("--bytes-per-token {}", *o.bytes_per_token);
   }
 
   if (o.lengths.empty()) {

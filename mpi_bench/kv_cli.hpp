@@ -4,27 +4,31 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/choices.hpp"
+#include "mpi_bench/memory_ledger.hpp"
 #include "tp_decoder/backend.hpp"
 #include "tp_decoder/model_config.hpp"
 
 namespace tpb {
 
+// Typed and checked as every rank parses them (checked_option.hpp).
 struct KvCliOptions {
-  std::string model;                    // --model CONFIG
-  std::string tp;                       // --tp LIST
-  std::string context = "128";          // --context LIST
-  std::string lengths;                  // --lengths FILE|LIST; empty: one sequence per context of the grid
-  std::string block = "16";             // --block LIST
-  std::string bytes_per_token;          // --bytes-per-token N; empty: derived from the model
-  std::string mem_per_device;           // --mem-per-device SIZE; empty: what this rank may use
-  std::string reserve_pct = "10";       // --reserve-pct P
-  std::string dtype;                    // --dtype bf16|f32; empty: the model's torch_dtype, else bf16
-  std::string backend;                  // --backend cpu|cuda: whose buffers; empty: cuda when a GPU is visible
-  std::string table_entry_bytes = "4";  // --table-entry-bytes N
-  std::string output;                   // -o FILE.h5
+  std::string model;                            // --model CONFIG
+  std::vector<int> tp;                          // --tp LIST
+  std::vector<int> context{128};                // --context LIST
+  std::string lengths;                          // --lengths FILE|LIST; empty: one sequence per context of the grid
+  std::vector<int> block{16};                   // --block LIST
+  std::optional<std::int64_t> bytes_per_token;  // --bytes-per-token N; absent: derived from the model
+  std::optional<MemoryBudget> mem_per_device;   // --mem-per-device SIZE; absent: what this rank may use
+  double reserve_pct = 10;                      // --reserve-pct P
+  std::string dtype;                            // --dtype bf16|f32; empty: the model's torch_dtype, else bf16
+  std::optional<BackendKind> backend;           // --backend cpu|cuda: whose buffers; absent: cuda when a GPU is visible
+  std::int64_t table_entry_bytes = 4;           // --table-entry-bytes N
+  std::string output;                           // -o FILE.h5
   bool overwrite = false;
   bool json = false;
 };

@@ -48,7 +48,7 @@ int run_kv(const KvCliOptions& o, const Invocation& invocation) {
   KvAnswer answer;
   validate_collectively(MPI_COMM_WORLD, [&] {
     plan = parse_kv_cli(o);
-    ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.backend == BackendKind::cuda && o.mem_per_device.empty());
+    ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.backend == BackendKind::cuda && !o.mem_per_device);
     budget = memory_budget(o.mem_per_device, plan.backend, ranks);
     answer = answer_kv_question(kv_question(plan, budget));
   });

@@ -29,7 +29,8 @@ struct MembwResult {
 MembwResult measure_read_bandwidth(MPI_Comm comm, const MembwOptions& options);
 
 // /membw/read_GBps (iters x ranks) and attributes bytes, threads; rank 0 only
-// writes, every rank must call (gathers).
-void write_membw(MPI_Comm comm, H5File* file, const MembwResult& mine);
+// writes, every rank must call (gathers). Returns the gathered matrix on rank 0
+// (empty elsewhere).
+std::vector<double> write_membw(MPI_Comm comm, H5File* file, const MembwResult& mine);
 
 }  // namespace tpb

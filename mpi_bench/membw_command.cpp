@@ -12,6 +12,7 @@
 
 #include "collectives/mpi_check.hpp"
 #include "collectives/sample_gather.hpp"
+#include "mpi_bench/rank_medians.hpp"
 #include "common/error.hpp"
 #include "common/parse.hpp"
 #include "mpi_bench/collective_validation.hpp"
@@ -51,19 +52,20 @@ MembwResult measure_read_bandwidth(MPI_Comm comm, const MembwOptions& options) {
   return result;
 }
 
-void write_membw(MPI_Comm comm, H5File* file, const MembwResult& mine) {
+std::vector<double> write_membw(MPI_Comm comm, H5File* file, const MembwResult& mine) {
   int rank = 0, size = 1;
   MPI_CHECK(MPI_Comm_rank(comm, &rank));
   MPI_CHECK(MPI_Comm_size(comm, &size));
   const int iters = static_cast<int>(mine.read_GBps.size());
   const std::vector<double> matrix = gather_by_iteration(comm, mine.read_GBps);
-  if (rank != 0 || file == nullptr) return;
+  if (rank != 0 || file == nullptr) return matrix;
   file->write_dataset(kMembwReadGBps, matrix, {static_cast<std::uint64_t>(iters), static_cast<std::uint64_t>(size)});
   H5Handle group = file->group(kMembwGroup);
   write_attribute(group.id(), "bytes", static_cast<std::int64_t>(mine.bytes));
   write_attribute(group.id(), "threads", std::int64_t{mine.threads});
   write_attribute(group.id(), "method", std::string("sum of a double array, OpenMP parallel for simd reduction, "
                                                     "every rank at once, GB = 1e9 bytes"));
+  return matrix;
 }
 
 namespace {
@@ -92,22 +94,16 @@ int run_membw(const MembwCommandOptions& o, const Invocation& invocation) {
     if (ranks.is_root() && !o.output.empty()) results = std::make_unique<ResultsFile>(o.output, o.overwrite, meta);
   });
   const MembwResult mine = measure_read_bandwidth(MPI_COMM_WORLD, options);
-  write_membw(MPI_COMM_WORLD, results ? &results->h5() : nullptr, mine);
-
-  // Every rank's median to rank 0 for the console.
-  const double my_median = median(mine.read_GBps);
-  std::vector<double> medians(static_cast<std::size_t>(ranks.size));
-  MPI_CHECK(MPI_Gather(&my_median, 1, MPI_DOUBLE, medians.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+  const std::vector<double> matrix = write_membw(MPI_COMM_WORLD, results ? &results->h5() : nullptr, mine);
   if (!ranks.is_root()) return 0;
   fmt::print("# membw: read of {} per rank, {} passes, every rank at once (GB = 1e9 B)\n", format_bytes(mine.bytes),
              options.iters);
-  fmt::print("# {:>5} {:>8} {:>14}\n", "rank", "threads", "read_GBps");
+  const std::vector<double> medians = print_rank_medians(
+      {"threads", [&](int r) { return std::to_string(ranks.rank_map[static_cast<std::size_t>(r)].omp_threads); }, 8,
+       "read_GBps", 14, 2},
+      matrix, ranks.size);
   double total = 0;
-  for (int r = 0; r < ranks.size; ++r) {
-    fmt::print("  {:>5} {:>8} {:>14.2f}\n", r, ranks.rank_map[static_cast<std::size_t>(r)].omp_threads,
-               medians[static_cast<std::size_t>(r)]);
-    total += medians[static_cast<std::size_t>(r)];
-  }
+  for (double m : medians) total += m;
   fmt::print("# all ranks together: {:.2f} GB/s\n", total);
   if (results) {
     results->mark_complete();

@@ -55,8 +55,9 @@ MemoryBudget device_memory_budget(const DeviceMemory& device, int ranks_on_devic
                                   ranks_on_device == 1 ? "" : "s")};
 }
 
-MemoryBudget memory_budget(const std::string& mem_per_device, BackendKind backend, const RankContext& ranks) {
-  if (!mem_per_device.empty()) return mem_per_device_budget(mem_per_device);
+MemoryBudget memory_budget(const std::optional<MemoryBudget>& mem_per_device, BackendKind backend,
+                           const RankContext& ranks) {
+  if (mem_per_device) return *mem_per_device;
   MemoryBudget budget;
   if (backend == BackendKind::cuda) {
     const std::optional<DeviceMemory> device = query_device_memory();

@@ -32,10 +32,11 @@ MemoryBudget host_memory_budget(const HostMemory& host, int ranks_on_node);
 // CUDA: the device's free memory (cudaMemGetInfo) shared by the ranks bound to it.
 MemoryBudget device_memory_budget(const DeviceMemory& device, int ranks_on_device);
 
-// The budget of this rank: --mem-per-device when given (non-empty), else the
-// host's or the device's availability for `backend`.
+// The budget of this rank: --mem-per-device when given, else the host's or
+// the device's availability for `backend`.
 // UsageError when the figure is 0 or, on cuda, no device is visible.
-MemoryBudget memory_budget(const std::string& mem_per_device, BackendKind backend, const RankContext& ranks);
+MemoryBudget memory_budget(const std::optional<MemoryBudget>& mem_per_device, BackendKind backend,
+                           const RankContext& ranks);
 
 // The pre-allocation check: nullopt when the estimate fits the budget,
 // otherwise one line (for a UsageError) naming the point, what it needs term

@@ -1,12 +1,16 @@
 // mpi_bench run: the whole study in one launch:
-// calibrate -> register -> measure -> verdict -> report, into one directory.
+// calibrate -> register -> measure -> verdict -> report, into one directory;
+// with --ablate-collective, the collective ablation runs after the measurement.
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/commands.hpp"
+#include "mpi_bench/pipeline/ablation_stage.hpp"
+#include "mpi_bench/pipeline/decision_stage.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
 #include "mpi_bench/pipeline/study_options.hpp"
 #include "mpi_bench/provenance.hpp"
@@ -19,17 +23,22 @@ struct RunOptions {
   StudyFlags study;
   std::string kill_switch = default_kill_switch_text();
   std::string out_dir;  // -o DIR: study.h5, predictions.json(.sha256), report.md, fig_*.png
+  std::string ablate_collective;  // --ablate-collective IMPL; empty: no ablation
   bool overwrite = false;
 };
 
 int run_study(const RunOptions& options, const Invocation& invocation) {
   StudyDeclaration declaration;
   double kill_switch = 0;
+  std::optional<CollectiveKind> ablation;
   validate_collectively(MPI_COMM_WORLD, [&] {
     declaration = parse_study_flags(options.study);
     kill_switch = parse_kill_switch(options.kill_switch);
+    if (!options.ablate_collective.empty())
+      ablation = parse_collective_kind("--ablate-collective", options.ablate_collective);
   });
   StudyRuntime runtime = start_study_runtime(declaration);
+  if (ablation) validate_collectively(MPI_COMM_WORLD, [&] { check_ablation_collective(declaration, *ablation); });
   if (declaration.dry_run) {
     if (runtime.ranks.is_root()) print_dry_run("run", runtime.config, declaration, runtime.memory);
     return 0;
@@ -50,8 +59,10 @@ int run_study(const RunOptions& options, const Invocation& invocation) {
     study_progress(runtime, fmt::format("registered at {}, sha256 {}", record.registered_at, record.sha256));
   });
   measure_stage(runtime, file.get());
+  if (ablation) ablation_stage(runtime, file.get(), *ablation, options.out_dir);
   if (!file) return 0;
   const StudyVerdict results = verdict_stage(file->h5(), DesignClaims{});
+  decision_stage(file->h5(), runtime.memory.budget);
   file->mark_complete();
   file.reset();  // closed before the report reopens it read-only
   fmt::print("{}", verdict_summary(results));
@@ -72,6 +83,9 @@ void add_run_command(CLI::App& root, CommandList& commands) {
         app.add_option("-o,--output", options.out_dir, "Directory for study.h5, predictions.json, report.md")
             ->required();
         app.add_flag("--overwrite", options.overwrite, "Replace an existing study.h5 in DIR");
+        app.add_option("--ablate-collective", options.ablate_collective,
+                       "After the study, run its TP-k steps again with this collective (mpi, nccl or oneshot), "
+                       "predicted from its own sweeps and registered first; the report compares the two");
       },
       run_study);
 }

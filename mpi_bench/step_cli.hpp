@@ -13,7 +13,8 @@
 
 namespace tpb {
 
-// As typed; parsed and checked on every rank before anything runs.
+// Typed and checked as every rank parses them; the checks against the model
+// run in parse_step_cli on every rank before anything runs.
 struct StepCliOptions {
   GridOptions grid;    // --model, --tp, --batch, --context, --backend, --collective, --layers, -w, -n
   std::string output;  // -o FILE.h5; empty: print only

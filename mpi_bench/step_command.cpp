@@ -7,6 +7,7 @@
 
 #include "collectives/communicator_factory.hpp"
 #include "collectives/mpi_check.hpp"
+#include "collectives/node_check.hpp"
 #include "common/cuda_info.hpp"
 #include "common/error.hpp"
 #include "common/parse.hpp"
@@ -79,6 +80,8 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
     if (o.check && o.no_comm)
       throw UsageError("--check: cannot compare with TP-1 under --no-comm (its numerics are wrong by design)");
     ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.backend == BackendKind::cuda);
+    if (plan.collective == CollectiveKind::oneshot && !o.no_comm)
+      require_tp_groups_on_one_node(MPI_COMM_WORLD, plan.grid.tp, "--collective oneshot");
     memory = check_grid_memory(plan.config, plan,
                                MemorySetup{plan.backend, backend_memory_types(plan.backend), 1, o.check, !o.no_comm},
                                ranks);

@@ -32,6 +32,7 @@ StepPointRecord gather_step_point(MPI_Comm comm, int tp, const StepTerms& mine) 
   StepPointRecord record;
   record.iters = static_cast<int>(mine.t_rank_us.size());
   record.ranks = size;
+  record.groups = size / tp;
   // Whether a term was measured is decided by the options, so every rank agrees.
   record.t_rank_us = gather_by_iteration(comm, mine.t_rank_us);
   record.t_host_us = gather_by_iteration(comm, mine.t_host_us);
@@ -54,6 +55,7 @@ StepPointRecord single_rank_record(const StepTerms& terms) {
   StepPointRecord record;
   record.iters = static_cast<int>(terms.t_rank_us.size());
   record.ranks = 1;
+  record.groups = 1;
   record.t_step_us = terms.t_rank_us;
   record.t_rank_us = terms.t_rank_us;
   record.t_host_us = terms.t_host_us;

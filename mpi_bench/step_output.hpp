@@ -1,7 +1,7 @@
 #pragma once
 // From the decoder's per-rank terms to the results file's step point: every
-// rank's terms gathered to rank 0 (iterations × ranks, t_step the slowest
-// rank of each TP group), converted into results/step_point.hpp's record and
+// rank's terms gathered to rank 0 (iterations × ranks; t_step iterations ×
+// groups, the slowest rank of each TP group), converted into results/step_point.hpp's record and
 // attributes. The layout itself is results/layout.hpp's.
 #include <mpi.h>
 
@@ -23,7 +23,7 @@ struct StepRunInfo {
 };
 
 // Collective over `comm`: every rank's terms to rank 0 of `comm`, with t_step
-// the slowest rank of each group of `tp` consecutive ranks. Only rank 0's
+// the slowest rank of each group of `tp` consecutive ranks (one column per group). Only rank 0's
 // return value is filled.
 StepPointRecord gather_step_point(MPI_Comm comm, int tp, const StepTerms& mine);
 

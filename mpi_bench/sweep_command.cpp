@@ -9,14 +9,17 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <optional>
 
 #include "collectives/communicator_factory.hpp"
 #include "collectives/mpi_check.hpp"
+#include "collectives/node_check.hpp"
 #include "collectives/sweep_table.hpp"
 #include "collectives/tp_sweep.hpp"
 #include "common/cuda_info.hpp"
 #include "common/error.hpp"
 #include "common/parse.hpp"
+#include "mpi_bench/checked_option.hpp"
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/commands.hpp"
 #include "mpi_bench/provenance.hpp"
@@ -29,23 +32,27 @@
 namespace tpb {
 namespace {
 
-// As typed; parsed and checked on every rank before anything runs.
+// Typed and checked as every rank parses them (checked_option.hpp); what
+// depends on the launch (the TP degrees against the ranks) is checked in
+// parse_plan.
 struct SweepCommandOptions {
-  std::string min_bytes = "8";       // -b
-  std::string max_bytes = "16M";     // -e
-  std::string step_factor = "2";     // -f
-  std::string step_bytes;            // -i (wins over -f when given)
-  std::string warmup_iters = "5";    // -w
-  std::string iters = "20";          // -n
-  std::string check_iters = "1";     // -c
-  std::string datatype = "float";    // -d
-  std::string graph_calls = "0";     // -G
-  std::string blocking = "0";        // -z
-  std::string collective;            // --collective; empty: nccl with a GPU, else mpi
-  std::string backend;               // --backend: the former spelling of --collective (hidden)
-  std::string tp;                    // empty: every k dividing the world size
+  ByteSize min_bytes{8, "8"};                  // -b
+  ByteSize max_bytes{16 << 20, "16M"};         // -e
+  int step_factor = 2;                         // -f
+  std::optional<ByteSize> step_bytes;          // -i (wins over -f when given)
+  int warmup_iters = 5;                        // -w
+  int iters = 20;                              // -n
+  int check_iters = 1;                         // -c
+  std::string datatype = "float";              // -d
+  int graph_calls = 0;                         // -G
+  bool blocking = false;                       // -z 0|1
+  std::optional<CollectiveKind> collective;    // --collective; absent: nccl with a GPU, else mpi
+  std::optional<CollectiveKind> backend;       // --backend: the former spelling of --collective (hidden)
+  std::string timing = "per-call";             // --timing
+  int batch_calls = 100;                       // --batch-calls
+  std::vector<int> tp;                         // empty: every k dividing the world size
   std::string operations = "allreduce";
-  std::string output;                // -o FILE.h5
+  std::string output;                          // -o FILE.h5
   bool overwrite = false;
   std::string csv;
   std::string json;
@@ -70,8 +77,6 @@ constexpr std::size_t kMmapThresholdMax = std::size_t{32} << 20;
 // default 128 KiB trim threshold would hand the pages back on every free).
 constexpr const char* kLiftMmapCliff = "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967296";
 
-int to_int(long long value) { return static_cast<int>(value); }
-
 // "allreduce,allgather" -> {"allreduce", "allgather"}.
 std::vector<std::string> split_names(const std::string& text) {
   std::vector<std::string> names;
@@ -86,42 +91,48 @@ std::vector<std::string> split_names(const std::string& text) {
 
 SweepPlan parse_plan(const SweepCommandOptions& o, int world_size) {
   SweepPlan plan;
-  plan.min_bytes = parse_bytes("-b/--minbytes", o.min_bytes);
-  plan.max_bytes = parse_bytes("-e/--maxbytes", o.max_bytes);
+  plan.min_bytes = o.min_bytes.bytes;
+  plan.max_bytes = o.max_bytes.bytes;
   if (plan.min_bytes == 0) throw UsageError("-b/--minbytes: 0 is not a payload (expected at least one element)");
   if (plan.min_bytes > plan.max_bytes)
-    throw UsageError(fmt::format("-b/--minbytes: {} is larger than -e/--maxbytes {}", o.min_bytes, o.max_bytes));
-  if (o.step_bytes.empty())
-    plan.step_factor = static_cast<std::size_t>(parse_integer("-f/--stepfactor", o.step_factor, 2));
+    throw UsageError(
+        fmt::format("-b/--minbytes: {} is larger than -e/--maxbytes {}", o.min_bytes.text, o.max_bytes.text));
+  if (o.step_bytes)
+    plan.step_bytes = o.step_bytes->bytes;
   else
-    plan.step_bytes = parse_bytes("-i/--stepbytes", o.step_bytes);
-  if (!o.step_bytes.empty() && plan.step_bytes == 0) throw UsageError("-i/--stepbytes: 0 would never advance");
+    plan.step_factor = static_cast<std::size_t>(o.step_factor);
+  if (o.step_bytes && plan.step_bytes == 0) throw UsageError("-i/--stepbytes: 0 would never advance");
   plan.sweep.sizes_bytes = sweep_sizes(plan.min_bytes, plan.max_bytes, plan.step_factor, plan.step_bytes);
   if (plan.sweep.sizes_bytes.size() > kMaxSizes)
-    throw UsageError(fmt::format("-i/--stepbytes: {} gives {} sizes from {} to {} (at most {})", o.step_bytes,
-                                 plan.sweep.sizes_bytes.size(), o.min_bytes, o.max_bytes, kMaxSizes));
-  plan.sweep.warmup_iters = to_int(parse_integer("-w/--warmup_iters", o.warmup_iters, 0));
-  plan.sweep.iters = to_int(parse_integer("-n/--iters", o.iters, 1));
-  plan.sweep.check_iters = to_int(parse_integer("-c/--check", o.check_iters, 0));
-  plan.sweep.graph_calls = to_int(parse_integer("-G/--cudagraph", o.graph_calls, 0));
-  if (o.blocking != "0" && o.blocking != "1")
-    throw UsageError(fmt::format("-z/--blocking: invalid value '{}' (expected 0 or 1)", o.blocking));
-  plan.sweep.blocking = o.blocking == "1";
+    throw UsageError(fmt::format("-i/--stepbytes: {} gives {} sizes from {} to {} (at most {})",
+                                 o.step_bytes ? o.step_bytes->text : "", plan.sweep.sizes_bytes.size(),
+                                 o.min_bytes.text, o.max_bytes.text, kMaxSizes));
+  plan.sweep.warmup_iters = o.warmup_iters;
+  plan.sweep.iters = o.iters;
+  plan.sweep.check_iters = o.check_iters;
+  plan.sweep.graph_calls = o.graph_calls;
+  plan.sweep.blocking = o.blocking;
   plan.sweep.type = parse_datatype(o.datatype);
+  plan.sweep.timing = parse_sweep_timing(o.timing);
+  plan.sweep.batch_calls = o.batch_calls;
 
+  if (o.collective && o.backend)
+    throw UsageError(fmt::format("--collective: '{}' given together with --backend '{}' (give one)",
+                                 to_string(*o.collective), to_string(*o.backend)));
   // Messages name the flag the user typed.
-  const std::string_view flag = o.backend.empty() ? "--collective" : "--backend";
-  const std::string& named = o.backend.empty() ? o.collective : o.backend;
-  plan.collective =
-      named.empty() ? default_collective_kind(default_backend_kind()) : parse_collective_kind(flag, named);
+  const std::string_view flag = o.backend ? "--backend" : "--collective";
+  const std::optional<CollectiveKind>& named = o.backend ? o.backend : o.collective;
+  plan.collective = named.value_or(default_collective_kind(default_backend_kind()));
   require_built(plan.collective, flag);
-  if (plan.collective == CollectiveKind::mpi && plan.sweep.type != DataType::f32)
-    throw UsageError(fmt::format("-d/--datatype: '{}' needs {} nccl (the MPI communicator sums float only)",
-                                 o.datatype, flag));
-  if (plan.collective == CollectiveKind::mpi && plan.sweep.graph_calls > 0)
+  // The host-memory communicators sum float only and have no CUDA graphs.
+  const bool host_collective = plan.collective == CollectiveKind::mpi || plan.collective == CollectiveKind::oneshot;
+  if (host_collective && plan.sweep.type != DataType::f32)
+    throw UsageError(fmt::format("-d/--datatype: '{}' needs {} nccl (the {} communicator sums float only)",
+                                 o.datatype, flag, to_string(plan.collective)));
+  if (host_collective && plan.sweep.graph_calls > 0)
     throw UsageError(fmt::format("-G/--cudagraph: {} needs {} nccl (CUDA graphs)", o.graph_calls, flag));
 
-  plan.tp_degrees = o.tp.empty() ? tp_degrees_for(world_size) : parse_int_list("--tp", o.tp, 1);
+  plan.tp_degrees = o.tp.empty() ? tp_degrees_for(world_size) : o.tp;
   for (int k : plan.tp_degrees) {
     if (k > world_size)
       throw UsageError(fmt::format("--tp: {} exceeds the {} ranks of this launch", k, world_size));
@@ -136,7 +147,7 @@ SweepPlan parse_plan(const SweepCommandOptions& o, int world_size) {
   for (const CollectiveSpec* spec : plan.specs)
     for (int k : plan.tp_degrees)
       if (spec->send_count(plan.min_bytes, element_bytes, k) == 0)
-        throw UsageError(fmt::format("-b/--minbytes: {} is less than one {} per rank for {} at k={}", o.min_bytes,
+        throw UsageError(fmt::format("-b/--minbytes: {} is less than one {} per rank for {} at k={}", o.min_bytes.text,
                                      to_string(plan.sweep.type), spec->name, k));
   return plan;
 }
@@ -203,6 +214,9 @@ void print_header(const SweepPlan& plan, const RankContext& ranks) {
                                  : fmt::format("{}(factor)", plan.step_factor),
              plan.sweep.warmup_iters, plan.sweep.iters, plan.sweep.check_iters, to_string(plan.sweep.type),
              plan.sweep.graph_calls, plan.sweep.blocking ? 1 : 0);
+  fmt::print("#  timing: {}{}\n", to_string(plan.sweep.timing),
+             plan.sweep.timing == SweepTiming::batch ? fmt::format(" ({} calls per sample)", plan.sweep.batch_calls)
+                                                     : std::string());
   for (const RankPlacement& p : ranks.rank_map)
     fmt::print("#  Rank {:>3} on {} local rank {} device {}\n", p.rank, p.node, p.local_rank, p.device);
   fmt::print("#  GLIBC_TUNABLES={}\n#\n", glibc_tunables());
@@ -233,6 +247,8 @@ int run_sweep(const SweepCommandOptions& options, const Invocation& invocation) 
   validate_collectively(MPI_COMM_WORLD, [&] {
     plan = parse_plan(options, world_size);
     ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.collective == CollectiveKind::nccl);
+    if (plan.collective == CollectiveKind::oneshot)
+      require_tp_groups_on_one_node(MPI_COMM_WORLD, plan.tp_degrees, "--collective oneshot");
   });
   const RunMeta meta = collect_run_meta(ranks, invocation.argc, invocation.argv);
   std::unique_ptr<ResultsFile> results;
@@ -267,6 +283,8 @@ int run_sweep(const SweepCommandOptions& options, const Invocation& invocation) 
       parameters.check_iters = plan.sweep.check_iters;
       parameters.graph_calls = plan.sweep.graph_calls;
       parameters.blocking = plan.sweep.blocking;
+      parameters.timing = to_string(plan.sweep.timing);
+      parameters.batch_calls = plan.sweep.timing == SweepTiming::batch ? plan.sweep.batch_calls : 0;
       parameters.bandwidth_cliff_bytes = plan.collective == CollectiveKind::mpi ? find_bandwidth_cliff(tp) : 0;
       parameters.glibc_tunables = glibc_tunables();
       const std::vector<SweepRow> group_rows = sweep_rows(tp);
@@ -274,6 +292,8 @@ int run_sweep(const SweepCommandOptions& options, const Invocation& invocation) 
                  tp.n_groups, k, table_header());
       for (const SweepRow& row : group_rows) fmt::print("{}", table_line(row));
       print_fits(tp, fits);
+      fmt::print("# timing overhead k={}: {:.4f} us per call (an empty timed region, {} timing)\n", k,
+                 tp.timing_overhead_us, to_string(plan.sweep.timing));
       if (parameters.bandwidth_cliff_bytes > 0)
         fmt::print("# note: algbw falls more than 2.5x at {}: glibc mmaps (and unmaps) Open MPI's temporary buffer on "
                    "every call at >= 32 MiB; GLIBC_TUNABLES={} lifts it (README: the 32 MiB cliff)\n",
@@ -304,24 +324,43 @@ void add_sweep_command(CLI::App& root, CommandList& commands) {
   add_command<SweepCommandOptions>(
       root, commands, "sweep", "Collective sweeps (nccl-tests flags and columns) for every TP degree, fitted, to HDF5",
       [](CLI::App& app, SweepCommandOptions& o) {
-        app.add_option("-b,--minbytes", o.min_bytes, "Smallest payload, K/M/G suffixes (1024-based)")
-            ->capture_default_str();
-        app.add_option("-e,--maxbytes", o.max_bytes, "Largest payload")->capture_default_str();
-        app.add_option("-f,--stepfactor", o.step_factor, "Multiply the size by this factor")->capture_default_str();
-        app.add_option("-i,--stepbytes", o.step_bytes, "Add this many bytes per step (instead of -f)");
-        app.add_option("-w,--warmup_iters", o.warmup_iters, "Untimed calls at each end of the range")
-            ->capture_default_str();
-        app.add_option("-n,--iters", o.iters, "Timed samples per size, each kept")->capture_default_str();
-        app.add_option("-c,--check", o.check_iters, "Verified calls per size (outside the timed loop)")
-            ->capture_default_str();
+        add_byte_size_option(app, "-b,--minbytes", "-b/--minbytes", o.min_bytes,
+                             "Smallest payload, K/M/G suffixes (1024-based)");
+        add_byte_size_option(app, "-e,--maxbytes", "-e/--maxbytes", o.max_bytes, "Largest payload");
+        add_count_option(app, "-f,--stepfactor", "-f/--stepfactor", o.step_factor, 2, "Multiply the size by this factor");
+        add_checked_option(app, "-i,--stepbytes", o.step_bytes, "Add this many bytes per step (instead of -f)",
+                           [](const std::string& text) { return ByteSize{parse_bytes("-i/--stepbytes", text), text}; });
+        add_count_option(app, "-w,--warmup_iters", "-w/--warmup_iters", o.warmup_iters, 0,
+                         "Untimed calls at each end of the range");
+        add_count_option(app, "-n,--iters", "-n/--iters", o.iters, 1, "Timed samples per size, each kept");
+        add_count_option(app, "-c,--check", "-c/--check", o.check_iters, 0,
+                         "Verified calls per size (outside the timed loop)");
         app.add_option("-d,--datatype", o.datatype, "float, bf16 or half (bf16/half: NCCL only)")
             ->capture_default_str();
-        app.add_option("-G,--cudagraph", o.graph_calls, "Capture N calls in a CUDA graph, one replay per sample (NCCL)")
+        add_count_option(app, "-G,--cudagraph", "-G/--cudagraph", o.graph_calls, 0,
+                         "Capture N calls in a CUDA graph, one replay per sample (NCCL)");
+        add_checked_option(app, "-z,--blocking", o.blocking, "1: barrier (untimed) before every sample",
+                           [](const std::string& text) {
+                             if (text != "0" && text != "1")
+                               throw UsageError(
+                                   fmt::format("-z/--blocking: invalid value '{}' (expected 0 or 1)", text));
+                             return text == "1";
+                           })
+            ->default_str("0");
+        app.add_option("--timing", o.timing,
+                       "per-call: one clock read per call, every call kept; batch: --batch-calls calls between two "
+                       "clock reads per sample (IMB, nccl-tests)")
             ->capture_default_str();
-        app.add_option("-z,--blocking", o.blocking, "1: barrier (untimed) before every sample")->capture_default_str();
-        app.add_option("--collective", o.collective, "mpi or nccl (default: nccl when a GPU is visible, else mpi)");
-        app.add_option("--backend", o.backend)->group("");  // the former spelling of --collective
-        app.add_option("--tp", o.tp, "TP degrees, e.g. 1,2,4 (default: every k dividing the rank count)");
+        add_count_option(app, "--batch-calls", "--batch-calls", o.batch_calls, 1,
+                         "Back-to-back calls per sample with --timing batch");
+        add_checked_option(app, "--collective", o.collective,
+                           "mpi, nccl or oneshot (default: nccl when a GPU is visible, else mpi)",
+                           [](const std::string& text) { return parse_collective_kind("--collective", text); });
+        add_checked_option(app, "--backend", o.backend, "",
+                           [](const std::string& text) { return parse_collective_kind("--backend", text); })
+            ->group("");  // the former spelling of --collective
+        add_int_list_option(app, "--tp", "--tp", o.tp, 1,
+                            "TP degrees, e.g. 1,2,4 (default: every k dividing the rank count)");
         app.add_option("--op", o.operations, "allreduce, allgather or both (comma-separated)")->capture_default_str();
         app.add_option("-o,--output", o.output, "Results file (.h5)");
         app.add_flag("--overwrite", o.overwrite, "Replace an existing results file");

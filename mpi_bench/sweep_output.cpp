@@ -37,7 +37,7 @@ SweepRoot sweep_root_of(const CollectiveSpec& spec) {
 }
 
 void write_tp_sweep(H5File& file, const TpSweep& tp, const std::optional<SweepFits>& fits,
-                    const SweepParameters& parameters) {
+                    const SweepParameters& parameters, std::string_view under) {
   SweepGroupRecord r;
   r.operation = tp.operation;
   r.backend = tp.backend;
@@ -47,6 +47,7 @@ void write_tp_sweep(H5File& file, const TpSweep& tp, const std::optional<SweepFi
   r.world_size = tp.world_size;
   r.iters = tp.iters;
   r.bus_factor = tp.bus_factor;
+  r.timing_overhead_us = tp.timing_overhead_us;
   r.bytes = as_int64(tp.bytes);
   r.counts = as_int64(tp.counts);
   r.time_us = tp.time_us;
@@ -64,7 +65,7 @@ void write_tp_sweep(H5File& file, const TpSweep& tp, const std::optional<SweepFi
   r.slowest_group = as_int64(tp.slowest_group);
   r.slowest_group_inplace = as_int64(tp.slowest_group_inplace);
   if (!fits) r.fit_skipped = fit_skipped_reason(tp);
-  write_sweep_group(file, sweep_root_of(*tp.spec), r, fits, parameters);
+  write_sweep_group(file, sweep_root_of(*tp.spec), r, fits, parameters, under);
 }
 
 }  // namespace tpb

@@ -4,6 +4,7 @@
 // medians, and world rank 0's TpSweep converted and written.
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "collectives/tp_sweep.hpp"
 #include "results/h5_file.hpp"
@@ -22,7 +23,8 @@ SweepRoot sweep_root_of(const CollectiveSpec& spec);
 
 // Writes (or replaces) the sweep group of tp's collective and k; without
 // fits, the group's fit_skipped attribute says why.
+// `under`: an ablation root (results/layout.hpp), or the file's root when empty.
 void write_tp_sweep(H5File& file, const TpSweep& tp, const std::optional<SweepFits>& fits,
-                    const SweepParameters& parameters);
+                    const SweepParameters& parameters, std::string_view under = {});
 
 }  // namespace tpb

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdio>
 
+#include "collectives/spin_wait.hpp"
 #include "common/error.hpp"
 #include "common/parse.hpp"
 
@@ -52,9 +53,13 @@ Watchdog::Watchdog(const WatchdogOptions& options)
   Watchdog* expected = nullptr;
   TPB_CHECK(g_active.compare_exchange_strong(expected, this), "a second Watchdog was started in one process");
   watcher_ = std::thread([this] { watch(); });
+  // A collective that spins on its peers names what it waits for (once per
+  // stalled wait, so that a wait that never ends still times out).
+  set_stall_reporter(&report_progress);
 }
 
 Watchdog::~Watchdog() {
+  set_stall_reporter(nullptr);
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;

@@ -46,6 +46,61 @@ const ordered_json& section(const ordered_json& object, const char* name) {
   return object.at(name);
 }
 
+ordered_json prediction_json(const CellPrediction& p) {
+  return {{"form", p.form},         {"k", p.k},
+          {"batch", p.batch},       {"context", p.context},
+          {"t_step_us", p.prediction.t_step_us}, {"terms", terms_json(p.prediction.terms)}};
+}
+
+CellInputs parse_cell_inputs(const ordered_json& c) {
+  CellInputs cell;
+  cell.batch = field<int>(c, "batch");
+  cell.context = field<int>(c, "context");
+  cell.ar_bytes = field<std::int64_t>(c, "ar_bytes");
+  cell.ag_bytes = field<std::int64_t>(c, "ag_bytes");
+  cell.inputs = {field<int>(c, "k"),           field<double>(c, "t_compute1_us"), field<double>(c, "t_host_us"),
+                 field<double>(c, "t_replay_us"), field<int>(c, "n_ar"),         field<double>(c, "t_ar_sweep_us"),
+                 field<int>(c, "n_ag"),        field<double>(c, "t_ag_sweep_us")};
+  return cell;
+}
+
+CellPrediction parse_prediction(const ordered_json& p) {
+  const auto& t = section(p, "terms");
+  const TermShares terms{field<double>(t, "compute_us"), field<double>(t, "collective_us"),
+                         field<double>(t, "host_us")};
+  return {field<std::string>(p, "form"), field<int>(p, "k"), field<int>(p, "batch"), field<int>(p, "context"),
+          {field<double>(p, "t_step_us"), terms}};
+}
+
+// The decision's part: declared with the study, sealed with its predictions.
+ordered_json decision_json(const Registration& r) {
+  ordered_json modelled = ordered_json::array();
+  for (const auto& m : r.modelled_degrees) {
+    ordered_json calibration = ordered_json::array(), predictions = ordered_json::array();
+    for (const auto& cell : m.calibration) calibration.push_back(inputs_json(cell));
+    for (const auto& p : m.predictions) predictions.push_back(prediction_json(p));
+    modelled.push_back({{"k", m.k},
+                        {"label", "MODELLED"},
+                        {"collective_model", m.collective_model},
+                        {"calibration_inputs", calibration},
+                        {"predictions", predictions}});
+  }
+  return {{"tpot_slo_ms", r.decision.tpot_slo_ms ? ordered_json(*r.decision.tpot_slo_ms) : ordered_json(nullptr)},
+          {"predict_tp", r.decision.predict_tp},
+          {"modelled_degrees", modelled}};
+}
+
+void parse_decision(const ordered_json& d, Registration& r) {
+  if (d.contains("tpot_slo_ms") && !d.at("tpot_slo_ms").is_null()) r.decision.tpot_slo_ms = field<double>(d, "tpot_slo_ms");
+  r.decision.predict_tp = field<std::vector<int>>(d, "predict_tp");
+  for (const auto& m : section(d, "modelled_degrees")) {
+    ModelledDegree degree{field<int>(m, "k"), field<std::string>(m, "collective_model"), {}, {}};
+    for (const auto& c : section(m, "calibration_inputs")) degree.calibration.push_back(parse_cell_inputs(c));
+    for (const auto& p : section(m, "predictions")) degree.predictions.push_back(parse_prediction(p));
+    r.modelled_degrees.push_back(degree);
+  }
+}
+
 }  // namespace
 
 std::vector<CellPrediction> predict_all(const std::vector<CellInputs>& calibration) {
@@ -67,15 +122,9 @@ std::string registration_json(const Registration& r) {
   ordered_json calibration = ordered_json::array();
   for (const auto& cell : r.calibration) calibration.push_back(inputs_json(cell));
   ordered_json predictions = ordered_json::array();
-  for (const auto& p : r.predictions)
-    predictions.push_back({{"form", p.form},
-                           {"k", p.k},
-                           {"batch", p.batch},
-                           {"context", p.context},
-                           {"t_step_us", p.prediction.t_step_us},
-                           {"terms", terms_json(p.prediction.terms)}});
+  for (const auto& p : r.predictions) predictions.push_back(prediction_json(p));
   const Workload& w = r.workload;
-  const ordered_json document = {
+  ordered_json document = {
       {"registration_version", r.version},
       {"registered_at", r.registered_at},
       {"tool_version", r.tool_version},
@@ -102,10 +151,10 @@ std::string registration_json(const Registration& r) {
         {"datasets", r.source.datasets},
         {"datasets_sha256", r.source.datasets_sha256}}},
       {"calibration_inputs", calibration},
-      {"predictions", predictions}};
-  ordered_json sealed = document;
-  if (r.design) sealed["decision"] = rounds_design_json(*r.design);
-  return sealed.dump(2) + "\n";
+      {"predictions", predictions},
+      {"decision", decision_json(r)}};
+  if (r.design) document["decision_rule"] = rounds_design_json(*r.design);
+  return document.dump(2) + "\n";
 }
 
 Registration parse_registration(std::string_view json_text) {
@@ -138,25 +187,12 @@ Registration parse_registration(std::string_view json_text) {
   const auto& s = section(doc, "calibration_source");
   r.source = {field<std::string>(s, "results_file"), field<std::vector<std::string>>(s, "datasets"),
               field<std::string>(s, "datasets_sha256")};
-  for (const auto& c : section(doc, "calibration_inputs")) {
-    CellInputs cell;
-    cell.batch = field<int>(c, "batch");
-    cell.context = field<int>(c, "context");
-    cell.ar_bytes = field<std::int64_t>(c, "ar_bytes");
-    cell.ag_bytes = field<std::int64_t>(c, "ag_bytes");
-    cell.inputs = {field<int>(c, "k"),           field<double>(c, "t_compute1_us"), field<double>(c, "t_host_us"),
-                   field<double>(c, "t_replay_us"), field<int>(c, "n_ar"),         field<double>(c, "t_ar_sweep_us"),
-                   field<int>(c, "n_ag"),        field<double>(c, "t_ag_sweep_us")};
-    r.calibration.push_back(cell);
-  }
-  for (const auto& p : section(doc, "predictions")) {
-    const auto& t = section(p, "terms");
-    const TermShares terms{field<double>(t, "compute_us"), field<double>(t, "collective_us"),
-                           field<double>(t, "host_us")};
-    r.predictions.push_back({field<std::string>(p, "form"), field<int>(p, "k"), field<int>(p, "batch"),
-                             field<int>(p, "context"), {field<double>(p, "t_step_us"), terms}});
-  }
-  if (doc.contains("decision")) r.design = parse_rounds_design(doc.at("decision"));
+  for (const auto& c : section(doc, "calibration_inputs")) r.calibration.push_back(parse_cell_inputs(c));
+  for (const auto& p : section(doc, "predictions")) r.predictions.push_back(parse_prediction(p));
+  // Registrations sealed before the decision existed carry none.
+  if (doc.contains("decision")) parse_decision(doc.at("decision"), r);
+  // Version 1 (a single pass judged by the point rule) has no sealed measurement design.
+  if (doc.contains("decision_rule")) r.design = parse_rounds_design(doc.at("decision_rule"));
   return r;
 }
 

@@ -15,7 +15,7 @@
 
 namespace tpb {
 
-// 2: the measurement design and decision rule ("decision") are sealed too;
+// 2: the measurement design and decision rule ("decision_rule") are sealed too;
 //    version 1 registrations (a single pass, the point rule) still read.
 inline constexpr int kRegistrationVersion = 2;
 inline constexpr int kPreviousRegistrationVersion = 1;
@@ -67,6 +67,22 @@ struct CalibrationSource {
   std::string datasets_sha256;
 };
 
+// What the study's decision was declared to answer (--tpot-slo, --predict-tp).
+struct DecisionDeclaration {
+  std::optional<double> tpot_slo_ms;
+  std::vector<int> predict_tp;  // degrees not measured
+};
+
+// A degree not measured: its calibration inputs (the shard replay of its
+// shapes on one rank; collective terms extrapolated in k by the model named)
+// and every form's prediction, each a MODELLED figure.
+struct ModelledDegree {
+  int k = 1;
+  std::string collective_model;
+  std::vector<CellInputs> calibration;
+  std::vector<CellPrediction> predictions;
+};
+
 struct Registration {
   int version = kRegistrationVersion;
   std::string registered_at;          // UTC, microseconds: 2026-11-30T04:15:00.123456Z
@@ -79,6 +95,8 @@ struct Registration {
   std::vector<CellInputs> calibration;
   std::vector<CellPrediction> predictions;
   std::optional<RoundsDesign> design;  // rounds, seed, rule, α, checkpoints; absent in version 1
+  DecisionDeclaration decision;
+  std::vector<ModelledDegree> modelled_degrees;
 };
 
 // Predicts every cell of `calibration` with every form of model_forms().

@@ -34,17 +34,17 @@ void parse_rounds_range(const std::string& text, int* min_rounds, int* max_round
 RoundsDesign make_rounds_design(int min_rounds, int max_rounds, double time_budget_s, std::uint64_t seed,
                                 double kill_switch_pct);
 
-// The registration's "decision" section and back (UsageError naming a missing field).
+// The registration's "decision_rule" section and back (UsageError naming a missing field).
 nlohmann::ordered_json rounds_design_json(const RoundsDesign& design);
 RoundsDesign parse_rounds_design(const nlohmann::ordered_json& section);
 
 // What a later command claims about the design (each only when given).
 struct DesignClaims {
-  std::optional<int> min_rounds, max_rounds;  // --rounds MIN:MAX
-  std::optional<double> time_budget_s;        // --time-budget
-  std::optional<std::uint64_t> seed;          // --seed
-  std::optional<double> kill_switch_pct;      // --kill-switch
-  std::optional<double> family_alpha;         // --alpha
+  std::optional<int> min_rounds{}, max_rounds{};  // --rounds MIN:MAX
+  std::optional<double> time_budget_s{};          // --time-budget
+  std::optional<std::uint64_t> seed{};            // --seed
+  std::optional<double> kill_switch_pct{};        // --kill-switch
+  std::optional<double> family_alpha{};           // --alpha
 };
 
 // The first claim that differs from the sealed design, as "--rounds: 8:16

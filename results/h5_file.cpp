@@ -184,7 +184,10 @@ std::vector<std::string> H5File::read_strings(const std::string& path) const {
   std::vector<char*> raw(n, nullptr);
   H5Handle type = string_type();
   if (n > 0) H5_CHECK(H5Dread(dataset.id(), type.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()));
-  std::vector<std::string> values(raw.begin(), raw.end());
+  // An element never written reads as a null pointer: an empty string.
+  std::vector<std::string> values;
+  values.reserve(n);
+  for (const char* text : raw) values.emplace_back(text ? text : "");
   if (n > 0) H5Dvlen_reclaim(type.id(), space.id(), H5P_DEFAULT, raw.data());
   return values;
 }

@@ -7,12 +7,12 @@
 namespace tpb {
 
 bool readable_schema_version(std::int64_t version) {
-  return version == kSchemaVersion || version == kPreviousSchemaVersion;
+  return version >= kOldestReadableSchemaVersion && version <= kSchemaVersion;
 }
 
 std::string unreadable_schema_message(std::int64_t version) {
-  return fmt::format("/meta schema_version is {}, this tpbench reads versions {} and {}", version, kSchemaVersion,
-                     kPreviousSchemaVersion);
+  return fmt::format("/meta schema_version is {}, this tpbench reads versions {} to {}", version,
+                     kOldestReadableSchemaVersion, kSchemaVersion);
 }
 
 std::string step_root_path(StepRoot root) {
@@ -51,10 +51,16 @@ std::string control_t_step_path(ControlMode mode, int batch, int context) {
 
 std::string sweep_root_path(SweepRoot root) { return root == SweepRoot::all_reduce ? "/sweep" : "/sweep_allgather"; }
 
-std::string sweep_group_path(SweepRoot root, int k) { return fmt::format("{}/k{}", sweep_root_path(root), k); }
+std::string sweep_group_path(SweepRoot root, int k, std::string_view under) {
+  return fmt::format("{}{}/k{}", under, sweep_root_path(root), k);
+}
 
-std::string sweep_dataset_path(SweepRoot root, int k, const char* dataset) {
-  return sweep_group_path(root, k) + "/" + dataset;
+std::string sweep_dataset_path(SweepRoot root, int k, const char* dataset, std::string_view under) {
+  return sweep_group_path(root, k, under) + "/" + dataset;
+}
+
+std::string ablation_root_path(std::string_view collective) {
+  return fmt::format("{}/{}", kAblationGroup, collective);
 }
 
 std::string kv_dataset_path(const char* dataset) { return fmt::format("{}/{}", kKvGroup, dataset); }
@@ -73,17 +79,30 @@ std::string round_condition_path(RoundKind kind, int k, int batch, int context) 
 
 std::string visit_dataset_path(const char* dataset) { return fmt::format("{}/visits/{}", kRoundsGroup, dataset); }
 
+std::string decision_degree_path(int k) { return fmt::format("{}/k{}", kDecisionGroup, k); }
+std::string decision_row_path(int k, std::int64_t batch, int context) {
+  return fmt::format("{}/b{}_c{}", decision_degree_path(k), batch, context);
+}
+std::string decision_choice_path(int context) { return fmt::format("{}/slo/c{}", kDecisionGroup, context); }
+
 std::string verdict_group_path(std::string_view form, int k) {
   return fmt::format("{}/{}/k{}", kVerdictGroup, form, k);
 }
 
 bool schema_names(const std::string& path, bool is_group) {
+  // An ablation root holds the sweeps, steps and registration of its collective.
+  static const std::regex ablation(R"(^/ablation(/(mpi|nccl|oneshot))?$)");
+  static const std::regex ablated(R"(^/ablation/(mpi|nccl|oneshot)(/(sweep|sweep_allgather|step|prereg)(/.*)?)$)");
+  if (is_group && std::regex_match(path, ablation)) return true;
+  std::smatch below;
+  if (std::regex_match(path, below, ablated)) return schema_names(below[2].str(), is_group);
   // Groups: every prefix of a dataset path below, plus the attribute-only groups.
   static const std::regex groups(
       R"(^/(meta|config|study|prereg|membw|d2d|control|control/(concurrent|alone)|control/(concurrent|alone)/b[0-9]+_c[0-9]+)"
       R"(|(step|step_nocomm|step_graph|step_graph_nocomm|replay)(/k[0-9]+(/b[0-9]+_c[0-9]+(/phase)?)?)?)"
       R"(|(sweep|sweep_allgather)(/k[0-9]+)?|verdict(/[a-z_]+(/k[0-9]+)?)?)"
-      R"(|rounds(/visits|/(step|step_nocomm|replay)(/k[0-9]+(/b[0-9]+_c[0-9]+)?)?|/control_alone(/b[0-9]+_c[0-9]+)?)?|kv(/blocks(/b[0-9]+)?|/tp(/k[0-9]+)?)?)$)");
+      R"(|rounds(/visits|/(step|step_nocomm|replay)(/k[0-9]+(/b[0-9]+_c[0-9]+)?)?|/control_alone(/b[0-9]+_c[0-9]+)?)?)"
+      R"(|kv(/blocks(/b[0-9]+)?|/tp(/k[0-9]+)?)?|decision(/k[0-9]+(/b[0-9]+_c[0-9]+)?|/slo(/c[0-9]+)?)?)$)");
   static const std::regex datasets(
       R"(^/(prereg/predictions_json|membw/read_GBps|d2d/copy_GBps)"
       R"(|control/(concurrent|alone)/b[0-9]+_c[0-9]+/t_step_us)"
@@ -97,7 +116,8 @@ bool schema_names(const std::string& path, bool is_group) {
       R"(|rounds/order|rounds/visits/(condition|round|execution_index|start_unix_us|duration_us|steal_pct|load_avg_1m))"
       R"(|rounds/((step|step_nocomm|replay)/k[0-9]+|control_alone)/b[0-9]+_c[0-9]+/(t_step_us|t_host_us))"
       R"(|kv/(lengths|contexts|block_tokens)|kv/tp/k[0-9]+/admissible_sequences)"
-      R"(|kv/blocks/b[0-9]+/(tokens|payload_bytes|allocated_bytes|tail_waste_bytes|table_entries))$)");
+      R"(|kv/blocks/b[0-9]+/(tokens|payload_bytes|allocated_bytes|tail_waste_bytes|table_entries))"
+      R"(|decision/k[0-9]+/(contexts|max_batch))$)");
   return std::regex_match(path, is_group ? groups : datasets);
 }
 

@@ -10,15 +10,20 @@
 namespace tpb {
 
 // Bumped whenever a dataset's name, shape or meaning changes.
-//   2: study points hold t_rank_us (each rank's own time) beside t_step_us (the
-//      slowest rank of the column's TP group), like step files; version 1 study
-//      files stored each rank's own time under t_step_us.
-inline constexpr std::int64_t kSchemaVersion = 2;
-// The version before: readers still accept it (its datasets reduce to the same
-// quantities: the slowest rank of group 0 is the maximum over its columns).
-inline constexpr std::int64_t kPreviousSchemaVersion = 1;
+//   3: t_step_us is iterations × groups (one column per TP group, its slowest
+//      rank); version 2 repeated each group's slowest rank in every one of its
+//      rank columns (iterations × ranks).
+//   2: study points hold t_rank_us (each rank's own time) beside t_step_us, like
+//      step files; version 1 study files stored each rank's own time under
+//      t_step_us.
+inline constexpr std::int64_t kSchemaVersion = 3;
+// The versions before: readers still accept them (their datasets reduce to the
+// same quantities: column 0 of t_step_us is group 0's slowest rank in version
+// 2, the maximum over the columns in version 1).
+inline constexpr std::int64_t kPreviousSchemaVersion = 2;
+inline constexpr std::int64_t kOldestReadableSchemaVersion = 1;
 bool readable_schema_version(std::int64_t version);
-// "FILE: /meta schema_version is 7, this tpbench reads versions 2 and 1"
+// "FILE: /meta schema_version is 7, this tpbench reads versions 1 to 3"
 std::string unreadable_schema_message(std::int64_t version);
 
 inline constexpr const char* kMetaGroup = "/meta";
@@ -42,12 +47,12 @@ std::string step_point_path(StepRoot root, int k, int batch, int context);
 
 // Datasets of a step point (iterations × ranks unless stated).
 namespace step_dataset {
-inline constexpr const char* t_step_us = "t_step_us";            // slowest rank of the column's TP group
-inline constexpr const char* t_rank_us = "t_rank_us";            // the column's own rank
+inline constexpr const char* t_step_us = "t_step_us";            // (iterations × groups) each group's slowest rank
+inline constexpr const char* t_rank_us = "t_rank_us";            // each rank's own time
 inline constexpr const char* t_host_us = "t_host_us";            // start to the end of issuing the step
 inline constexpr const char* t_ar_insitu_us = "t_ar_insitu_us";  // inside the all-reduce calls, when measured
 inline constexpr const char* t_ag_insitu_us = "t_ag_insitu_us";  // inside the logits all-gather, when measured
-inline constexpr const char* tp_group = "tp_group";              // (ranks) the TP group of each column
+inline constexpr const char* tp_group = "tp_group";              // (ranks) the TP group of each rank column
 inline constexpr const char* phase_group = "phase";              // phase/{name}_us, when measured
 }  // namespace step_dataset
 std::string step_dataset_path(const std::string& point_path, const char* dataset);
@@ -57,11 +62,21 @@ std::string phase_dataset_path(const std::string& point_path, std::string_view p
 enum class ControlMode { concurrent, alone };
 std::string control_t_step_path(ControlMode mode, int batch, int context);
 
-// Collective sweeps: /sweep (all-reduce) and /sweep_allgather, one group per k.
+// Collective sweeps: /sweep (all-reduce) and /sweep_allgather, one group per k;
+// `under` places them below an ablation root (ablation_root_path).
 enum class SweepRoot { all_reduce, all_gather };
 std::string sweep_root_path(SweepRoot root);
-std::string sweep_group_path(SweepRoot root, int k);
-std::string sweep_dataset_path(SweepRoot root, int k, const char* dataset);
+std::string sweep_group_path(SweepRoot root, int k, std::string_view under = {});
+std::string sweep_dataset_path(SweepRoot root, int k, const char* dataset, std::string_view under = {});
+
+// A study's collective ablation (`run --ablate-collective`): the sweeps, TP-k
+// steps and registration of another collective implementation, laid out below
+// /ablation/{collective} exactly as the study's own are at the file's root
+// (/ablation/oneshot/sweep/k2, /ablation/oneshot/step/k2/b1_c16,
+// /ablation/oneshot/prereg/predictions_json), so that they never overwrite the
+// groups of the study's own collective.
+inline constexpr const char* kAblationGroup = "/ablation";
+std::string ablation_root_path(std::string_view collective);  // "/ablation/oneshot"
 
 // `mpi_bench kv`: /kv (the question's lengths, contexts, block sizes),
 // /kv/blocks/b{B} (paged allocation per block size), /kv/tp/k{K} (capacity).
@@ -92,6 +107,13 @@ inline constexpr const char* steal_pct = "steal_pct";              // host steal
 inline constexpr const char* load_avg_1m = "load_avg_1m";          // /proc/loadavg after the visit
 }  // namespace visit_dataset
 std::string visit_dataset_path(const char* dataset);
+// The study's decision (results/decision_file.hpp): /decision, one group per
+// k with its capacity per context, one group per (k, batch, context) row, and
+// under --tpot-slo one group per context with the choice.
+inline constexpr const char* kDecisionGroup = "/decision";
+std::string decision_degree_path(int k);
+std::string decision_row_path(int k, std::int64_t batch, int context);
+std::string decision_choice_path(int context);
 
 // /verdict/{form}/k{K}
 inline constexpr const char* kVerdictGroup = "/verdict";

@@ -17,6 +17,8 @@
 #include "common/choices.hpp"
 #include "results/layout.hpp"
 #include "results/report_rounds.hpp"
+#include "results/report_ablation.hpp"
+#include "results/report_decision.hpp"
 #include "results/results_file.hpp"
 #include "results/round_records.hpp"
 #include "results/study_file.hpp"
@@ -283,6 +285,8 @@ std::string render_report_markdown(const std::string& results_path) {
   md += fit_section(file, r);
   md += limits_section(r, file);
   md += bottleneck_section(results, measured, r);
+  md += ablation_sections(file, r, results, measured);
+  md += decision_section(file);
   md += environment_report_section(file);
   md += "## Figures\n\n"
         "![t_step against k](fig_t_step_vs_k.png)\n\n"

@@ -15,6 +15,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from report_run_sequence import run_sequence  # noqa: E402  (beside this script)
 
+import decision_plots  # noqa: E402  (beside this script: the Decision section's figures)
+
 
 def slowest_median(dataset):
     """Median over iterations of the slowest rank (rows: iterations, columns: ranks)."""
@@ -144,6 +146,7 @@ def main():
         step_vs_k(f, prereg, out_dir)
         terms(f, prereg, out_dir)
         sweeps(f, prereg, out_dir)
+        decision_plots.draw(f, out_dir)
         run_sequence(f, out_dir, plt)
 
 

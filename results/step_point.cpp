@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
+
 #include "common/error.hpp"
 #include "common/samples.hpp"
 #include "predictor/statistics.hpp"
@@ -10,29 +12,50 @@
 namespace tpb {
 namespace {
 
-void write_matrix(H5File& file, const std::string& path, const std::vector<double>& values, int iters, int ranks) {
-  if (values.empty()) return;
-  file.write_dataset(path, values, {static_cast<std::uint64_t>(iters), static_cast<std::uint64_t>(ranks)});
-}
-
 // Group 0's columns of an iterations × ranks dataset: those whose tp_group is
 // 0, or every column when the point has no tp_group (schema 1 study points
-// held group 0 alone).
+// held group 0 alone). t_step_us, where tp_group exists, is one column per
+// group (schema 3) or per rank holding its group's slowest (schema 2): either
+// way column 0 is group 0's slowest rank.
 std::vector<double> group0_columns(const H5File& file, const std::string& point_path, const char* dataset,
                                    std::uint64_t* columns) {
   const std::string path = step_dataset_path(point_path, dataset);
   std::vector<std::uint64_t> dims;
   const std::vector<double> values = file.read_doubles(path, &dims);
-  TPB_CHECK(dims.size() == 2, fmt::format("{}: expected iterations × ranks, found {} dimensions", path, dims.size()));
+  TPB_CHECK(dims.size() == 2, fmt::format("{}: expected iterations × columns, found {} dimensions", path, dims.size()));
   const std::string groups_path = step_dataset_path(point_path, step_dataset::tp_group);
   std::uint64_t count = dims[1];
   if (file.exists(groups_path)) {
-    const std::vector<std::int64_t> groups = file.read_integers(groups_path);
-    count = 0;
-    while (count < groups.size() && groups[count] == 0) ++count;  // groups are consecutive ranks
+    if (std::string_view(dataset) == step_dataset::t_step_us) {
+      count = 1;
+    } else {
+      const std::vector<std::int64_t> groups = file.read_integers(groups_path);
+      count = 0;
+      while (count < groups.size() && groups[count] == 0) ++count;  // groups are consecutive ranks
+    }
   }
   *columns = count;
   return select_columns(values, dims[1], 0, count);
+}
+
+// The t_step_us columns (first, count) of the groups held by rank columns
+// [first, first + count). Groups are consecutive ranks, so a group's column is
+// its tp_group less the record's first one.
+std::pair<int, int> groups_of_columns(const StepPointRecord& r, int first, int count) {
+  const auto at = [&](int column) { return r.tp_group.at(static_cast<std::size_t>(column)); };
+  TPB_CHECK(count > 0 && first >= 0 && first + count <= r.ranks,
+            fmt::format("columns {}..{} outside {} ranks", first, first + count, r.ranks));
+  const bool starts_a_group = first == 0 || at(first - 1) != at(first);
+  const bool ends_a_group = first + count == r.ranks || at(first + count) != at(first + count - 1);
+  TPB_CHECK(starts_a_group && ends_a_group, fmt::format("columns {}..{} split a TP group", first, first + count));
+  return {static_cast<int>(at(first) - at(0)), static_cast<int>(at(first + count - 1) - at(first) + 1)};
+}
+
+void write_matrix(H5File& file, const std::string& path, const std::vector<double>& values, int iters, int columns) {
+  if (values.empty()) return;
+  TPB_CHECK(values.size() == static_cast<std::size_t>(iters) * static_cast<std::size_t>(columns),
+            fmt::format("{}: {} values do not form {} iterations × {} columns", path, values.size(), iters, columns));
+  file.write_dataset(path, values, {static_cast<std::uint64_t>(iters), static_cast<std::uint64_t>(columns)});
 }
 
 }  // namespace
@@ -46,7 +69,12 @@ StepPointRecord record_columns(const StepPointRecord& r, int first, int count) {
                      : select_columns(m, static_cast<std::size_t>(r.ranks), static_cast<std::size_t>(first),
                                       static_cast<std::size_t>(count));
   };
-  out.t_step_us = columns(r.t_step_us);
+  const auto [first_group, group_count] = groups_of_columns(r, first, count);
+  out.groups = group_count;
+  out.t_step_us = r.t_step_us.empty() ? r.t_step_us
+                                      : select_columns(r.t_step_us, static_cast<std::size_t>(r.groups),
+                                                       static_cast<std::size_t>(first_group),
+                                                       static_cast<std::size_t>(group_count));
   out.t_rank_us = columns(r.t_rank_us);
   out.t_host_us = columns(r.t_host_us);
   out.t_ar_insitu_us = columns(r.t_ar_insitu_us);
@@ -61,7 +89,9 @@ void write_step_point(H5File& file, const std::string& path, const StepPointReco
   const int iters = record.iters;
   const int ranks = record.ranks;
   namespace d = step_dataset;
-  write_matrix(file, step_dataset_path(path, d::t_step_us), record.t_step_us, iters, ranks);
+  TPB_CHECK(record.tp_group.size() == static_cast<std::size_t>(ranks),
+            fmt::format("{}: {} tp_group entries for {} ranks", path, record.tp_group.size(), ranks));
+  write_matrix(file, step_dataset_path(path, d::t_step_us), record.t_step_us, iters, record.groups);
   write_matrix(file, step_dataset_path(path, d::t_rank_us), record.t_rank_us, iters, ranks);
   write_matrix(file, step_dataset_path(path, d::t_host_us), record.t_host_us, iters, ranks);
   write_matrix(file, step_dataset_path(path, d::t_ar_insitu_us), record.t_ar_insitu_us, iters, ranks);

@@ -5,13 +5,13 @@
 // the gather, so results/ knows nothing of the decoder or of MPI.
 //
 //   {root}/k{K}/b{B}_c{C}/     (root: layout.hpp's StepRoot)
-//     t_step_us        (iterations × ranks)  slowest rank of the column's TP group
-//     t_rank_us        (iterations × ranks)  the column's own rank
+//     t_step_us        (iterations × groups) slowest rank of each TP group
+//     t_rank_us        (iterations × ranks)  each rank's own time
 //     t_host_us        (iterations × ranks)  start to the end of issuing the step
 //     t_ar_insitu_us   (iterations × ranks)  inside the all-reduce calls, when measured
 //     t_ag_insitu_us   (iterations × ranks)  inside the logits all-gather, when measured
 //     phase/{name}_us  (iterations × ranks)  per phase, summed over layers, when measured
-//     tp_group         (ranks)               the TP group of each column
+//     tp_group         (ranks)               the TP group of each t_rank_us column
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,14 +22,15 @@
 
 namespace tpb {
 
-// Row-major iterations × ranks matrices; a term not measured is empty.
-// A point visited more than once (rounds) is written once per visit, each
-// visit its own record.
+// Row-major iterations × ranks matrices (t_step_us: iterations × groups); a
+// term not measured is empty. A point visited more than once (rounds) is
+// written once per visit, each visit its own record.
 struct StepPointRecord {
   int iters = 0;
   int ranks = 0;
-  std::vector<double> t_step_us;
-  std::vector<double> t_rank_us;
+  int groups = 0;                  // TP groups among the ranks (consecutive ranks, tp_group 0, 1, ...)
+  std::vector<double> t_step_us;   // iterations × groups: each group's slowest rank
+  std::vector<double> t_rank_us;   // iterations × ranks: each rank's own time
   std::vector<double> t_host_us;
   std::vector<double> t_ar_insitu_us;
   std::vector<double> t_ag_insitu_us;
@@ -37,7 +38,9 @@ struct StepPointRecord {
   std::vector<std::int64_t> tp_group;                                // one entry per column
 };
 
-// The columns [first, first + count) of a record (e.g. group 0 of a world gather).
+// The columns [first, first + count) of a record (e.g. group 0 of a world
+// gather), and the t_step_us columns of the groups they hold: the range must
+// cover whole groups.
 StepPointRecord record_columns(const StepPointRecord& record, int first, int count);
 
 // What --check found on the first rank of group 0.
@@ -82,9 +85,11 @@ struct StepPointAttributes {
 void write_step_point(H5File& file, const std::string& point_path, const StepPointRecord& record,
                       const StepPointAttributes& attributes);
 
-// Per iteration, the slowest rank of the point's group 0. Reads schema 2
-// (column 0 of t_step_us) and schema 1 (the maximum over the columns, which
-// held group 0's own times). `dataset` is t_step_us or t_host_us.
+// Per iteration, the slowest rank of the point's group 0. t_step_us: its
+// column 0 in schemas 3 (iterations × groups) and 2 (iterations × ranks, each
+// column its group's slowest); in schema 1 (no tp_group, group 0's own times)
+// the maximum over the columns. Any other dataset (t_host_us): the maximum
+// over group 0's columns.
 std::vector<double> group0_slowest_per_iteration(const H5File& file, const std::string& point_path,
                                                  const char* dataset);
 

@@ -148,12 +148,12 @@ std::vector<MeasuredCell> read_measured_cells(const H5File& file, const Grid& gr
   return cells;
 }
 
-SweepMedians read_sweep_medians(const H5File& file, SweepRoot root, int k) {
-  const std::string group = sweep_group_path(root, k);
+SweepMedians read_sweep_medians(const H5File& file, SweepRoot root, int k, std::string_view under) {
+  const std::string group = sweep_group_path(root, k, under);
   SweepMedians out;
-  out.bytes = file.read_doubles(sweep_dataset_path(root, k, "bytes"));
+  out.bytes = file.read_doubles(sweep_dataset_path(root, k, "bytes", under));
   std::vector<std::uint64_t> dims;
-  const std::vector<double> times = file.read_doubles(sweep_dataset_path(root, k, "time_us"), &dims);
+  const std::vector<double> times = file.read_doubles(sweep_dataset_path(root, k, "time_us", under), &dims);
   TPB_CHECK(dims.size() == 3 && dims[0] == out.bytes.size(),
             fmt::format("{}/time_us is not sizes × iterations × ranks", group));
   const std::size_t per_size = dims[1] * dims[2];

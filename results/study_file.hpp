@@ -6,6 +6,7 @@
 // raw datasets into the plain structs the predictor judges.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "predictor/registration.hpp"
@@ -55,7 +56,8 @@ struct SweepMedians {
   std::vector<double> bytes;
   std::vector<double> time_us;
 };
-SweepMedians read_sweep_medians(const H5File& file, SweepRoot root, int k);
+// `under`: an ablation root (layout.hpp), or the file's root when empty.
+SweepMedians read_sweep_medians(const H5File& file, SweepRoot root, int k, std::string_view under = {});
 
 // /verdict: one group per (form, k) with the per-cell comparison and the verdict.
 void write_verdicts(H5File& file, const std::vector<FormDegreeResult>& results, const std::string& prereg_sha256);

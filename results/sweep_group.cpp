@@ -3,8 +3,8 @@
 namespace tpb {
 
 void write_sweep_group(H5File& file, SweepRoot root, const SweepGroupRecord& tp,
-                       const std::optional<SweepFits>& fits, const SweepParameters& parameters) {
-  const std::string path = sweep_group_path(root, tp.k);
+                       const std::optional<SweepFits>& fits, const SweepParameters& parameters, std::string_view under) {
+  const std::string path = sweep_group_path(root, tp.k, under);
   const auto n_sizes = static_cast<std::uint64_t>(tp.bytes.size());
   const auto iters = static_cast<std::uint64_t>(tp.iters);
   const auto ranks = static_cast<std::uint64_t>(tp.world_size);
@@ -39,6 +39,9 @@ void write_sweep_group(H5File& file, SweepRoot root, const SweepGroupRecord& tp,
   write_attribute(id, "check_iters", std::int64_t{parameters.check_iters});
   write_attribute(id, "cudagraph_calls", std::int64_t{parameters.graph_calls});
   write_attribute(id, "blocking", std::int64_t{parameters.blocking ? 1 : 0});
+  write_attribute(id, "timing", parameters.timing);
+  write_attribute(id, "batch_calls", std::int64_t{parameters.batch_calls});
+  write_attribute(id, "timing_overhead_us", tp.timing_overhead_us);
   write_attribute(id, "bus_factor", tp.bus_factor);
   write_attribute(id, "bandwidth_cliff_bytes", static_cast<std::int64_t>(parameters.bandwidth_cliff_bytes));
   write_attribute(id, "glibc_tunables", parameters.glibc_tunables);

@@ -9,11 +9,13 @@
 //   algbw_inplace_GBps, busbw_inplace_GBps                           (n_sizes) slowest group
 //   wrong, wrong_inplace, slowest_group, slowest_group_inplace        (n_sizes) int64
 //   wrong_per_rank, wrong_inplace_per_rank                            (n_sizes x world ranks)
-// and the attributes: parameters (glibc_tunables included), fit_alpha_us, fit_beta_GBps, fit_r2,
-// fit_residual_us, piecewise_* per segment; without fits, fit_skipped (the reason) instead.
+// and the attributes: parameters (glibc_tunables, timing, batch_calls included), timing_overhead_us,
+// fit_alpha_us, fit_beta_GBps, fit_r2, fit_residual_us, piecewise_* per segment; without fits,
+// fit_skipped (the reason) instead.
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "predictor/latency_bandwidth_fit.hpp"
@@ -34,6 +36,8 @@ struct SweepParameters {
   int check_iters = 0;
   int graph_calls = 0;
   bool blocking = false;
+  std::string timing = "per-call";  // --timing: per-call or batch
+  int batch_calls = 0;              // calls per sample with batch timing; 0 with per-call timing
   std::size_t bandwidth_cliff_bytes = 0;  // 0: none detected
   // GLIBC_TUNABLES as the ranks saw it: malloc tuning moves large MPI
   // all-reduce times tenfold (the 32 MiB cliff).
@@ -50,6 +54,9 @@ struct SweepGroupRecord {
   int world_size = 1;
   int iters = 0;
   double bus_factor = 0;
+  // The harness's own cost per call: an empty region timed as calls are, the
+  // largest over groups of each group's median.
+  double timing_overhead_us = 0;
   std::vector<std::int64_t> bytes;
   std::vector<std::int64_t> counts;
   std::vector<double> time_us;  // [size][iteration][world rank]
@@ -71,7 +78,9 @@ struct SweepGroupRecord {
 
 // Writes (or replaces) the sweep group of `root` and record.k; without fits,
 // the attribute fit_skipped holds record.fit_skipped instead of the fits.
+// `under`: an ablation root (layout.hpp), or the file's root when empty.
 void write_sweep_group(H5File& file, SweepRoot root, const SweepGroupRecord& record,
-                       const std::optional<SweepFits>& fits, const SweepParameters& parameters);
+                       const std::optional<SweepFits>& fits, const SweepParameters& parameters,
+                       std::string_view under = {});
 
 }  // namespace tpb

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <exception>
 #include <fstream>
 #include <iterator>
 #include <regex>
@@ -68,7 +69,9 @@ class Checker {
   // Reads every dataset in full: a truncated or corrupted file fails here
   // rather than in the middle of a report.
   void check_datasets() {
-    H5_CHECK(H5Lvisit(file_.id(), H5_INDEX_NAME, H5_ITER_INC, &Checker::visit, this));
+    const herr_t visited = H5Lvisit(file_.id(), H5_INDEX_NAME, H5_ITER_INC, &Checker::visit, this);
+    if (visit_failure_) std::rethrow_exception(visit_failure_);
+    H5_CHECK(visited);
   }
 
   void check_groups_fit_world() {
@@ -76,6 +79,8 @@ class Checker {
     for (const auto& path : groups_) {
       std::smatch match;
       if (!std::regex_match(path, match, group_of_k) || world_size_ < 1) continue;
+      // A shard replay runs on one rank whatever its k, and the decision models degrees not run.
+      if (match[1] == "replay" || match[1] == "decision") continue;
       const int k = std::stoi(match[2].str());
       if (k < 1 || k > world_size_ || world_size_ % k != 0)
         problem(ProblemKind::inconsistent,
@@ -133,6 +138,7 @@ class Checker {
           problem(ProblemKind::inconsistent,
                   fmt::format("{}: attribute {}={} disagrees with the group name", path, attribute,
                               read_integer_attribute(group.id(), attribute)));
+      check_point_columns(path);
       if (!has_attribute(group.id(), "iters")) continue;
       const auto iters = static_cast<std::uint64_t>(read_integer_attribute(group.id(), "iters"));
       for (const auto& name : file_.list(path)) {
@@ -143,6 +149,29 @@ class Checker {
           problem(ProblemKind::inconsistent,
                   fmt::format("{}: {} iterations, but the point's iters attribute says {}", dataset, dims[0], iters));
       }
+    }
+  }
+
+  // Where a point names each rank's group (tp_group), every per-rank dataset
+  // has one column per rank, and t_step_us one per group (from schema 3; in
+  // schema 2 one per rank).
+  void check_point_columns(const std::string& path) {
+    const std::string groups_path = step_dataset_path(path, step_dataset::tp_group);
+    if (!file_.exists(groups_path) || !is_dataset(groups_path)) return;
+    const std::vector<std::int64_t> groups = file_.read_integers(groups_path);
+    if (groups.empty()) return;
+    const auto ranks = static_cast<std::uint64_t>(groups.size());
+    const auto group_count = static_cast<std::uint64_t>(groups.back() - groups.front() + 1);
+    for (const auto& name : file_.list(path)) {
+      const std::string dataset = path + "/" + name;
+      if (!is_dataset(dataset) || !is_measured_quantity(dataset)) continue;
+      const auto dims = dims_of(dataset);
+      const bool per_group = name == step_dataset::t_step_us && result_.schema_version >= 3;
+      const std::uint64_t expected = per_group ? group_count : ranks;
+      if (dims.size() == 2 && dims[1] != expected)
+        problem(ProblemKind::inconsistent,
+                fmt::format("{}: {} columns, but tp_group names {} {}", dataset, dims[1], expected,
+                            per_group ? "groups" : "ranks"));
     }
   }
 
@@ -176,22 +205,34 @@ class Checker {
   }
 
  private:
-  static herr_t visit(hid_t root, const char* name, const H5L_info_t*, void* self) {
+  // HDF5 calls this from C: an exception must not unwind through HDF5's
+  // frames (its API state would be left half entered, and the library's
+  // shutdown at exit would then crash). It stops the visit instead, and
+  // check_datasets rethrows it once HDF5 has returned.
+  static herr_t visit(hid_t root, const char* name, const H5L_info_t* info, void* self) {
     auto& checker = *static_cast<Checker*>(self);
+    try {
+      return checker.visit_object(root, name, info);
+    } catch (...) {
+      checker.visit_failure_ = std::current_exception();
+      return -1;
+    }
+  }
+
+  herr_t visit_object(hid_t root, const char* name, const H5L_info_t*) {
     const std::string path = std::string("/") + name;
     const hid_t object = H5Oopen(root, name, H5P_DEFAULT);
     if (object < 0) {
-      checker.problem(ProblemKind::inconsistent, fmt::format("{}: cannot be opened", path));
+      problem(ProblemKind::inconsistent, fmt::format("{}: cannot be opened", path));
       return 0;
     }
     const H5I_type_t type = H5Iget_type(object);
     H5Oclose(object);
     if ((type == H5I_GROUP || type == H5I_DATASET) && !schema_names(path, type == H5I_GROUP))
-      checker.problem(ProblemKind::inconsistent,
-                      fmt::format("{}: not a {} the results schema (version {}) names", path,
-                                  type == H5I_GROUP ? "group" : "dataset", checker.result_.schema_version));
-    if (type == H5I_GROUP) checker.groups_.push_back(path);
-    if (type == H5I_DATASET) checker.check_dataset(path);
+      problem(ProblemKind::inconsistent, fmt::format("{}: not a {} the results schema (version {}) names", path,
+                                                     type == H5I_GROUP ? "group" : "dataset", result_.schema_version));
+    if (type == H5I_GROUP) groups_.push_back(path);
+    if (type == H5I_DATASET) check_dataset(path);
     return 0;
   }
 
@@ -234,6 +275,7 @@ class Checker {
 
   const H5File& file_;
   VerifyResult& result_;
+  std::exception_ptr visit_failure_;
   int world_size_ = 0;
   std::vector<std::string> groups_;
 };

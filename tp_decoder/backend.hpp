@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "tp_decoder/attention_shape.hpp"  // AttentionShape, qkv_cols, cache_cols
 #include "collectives/communicator.hpp"       // MemoryKind, StreamHandle, DataType
 #include "common/choices.hpp"                 // BackendKind
 #include "tp_decoder/shard_plan.hpp"          // TensorSlice
@@ -49,19 +50,6 @@ struct Tensor {
   ElementType type = ElementType::f32;
   std::int64_t numel() const { return rows * cols; }
   std::size_t bytes() const { return static_cast<std::size_t>(numel()) * element_size(type); }
-};
-
-// One rank's attention layout for one layer.
-//   qkv row (one per sequence): [ q_heads * head_dim | kv_heads * head_dim (K) | kv_heads * head_dim (V) ]
-//   K and V cache (batch, kv_heads * positions * head_dim): sequence b, head h, position p at
-//     ((b * kv_heads + h) * positions + p) * head_dim
-//   query head h reads KV head h / (q_heads / kv_heads)  (GQA; q_heads is a multiple of kv_heads)
-struct AttentionShape {
-  int batch = 0;
-  int q_heads = 0;
-  int kv_heads = 0;
-  int head_dim = 0;
-  int positions = 0;  // cache capacity (context + 1)
 };
 
 // An opaque timestamp on the backend's stream (host clock on CPU, cudaEvent_t on CUDA).

@@ -29,7 +29,7 @@ DecodeState build_decode_state(Backend& backend, const ModelConfig& config, cons
   s.tokens = tensor(1, b, TensorRole::tokens);
   s.x = tensor(b, plan.hidden, TensorRole::activation);
   s.xn = tensor(b, plan.hidden, TensorRole::activation);
-  s.qkv = tensor(b, (plan.q_heads + 2 * plan.kv_heads) * hd, TensorRole::activation);
+  s.qkv = tensor(b, qkv_cols(s.shape), TensorRole::activation);
   s.att = tensor(b, plan.q_heads * hd, TensorRole::activation);
   s.partial = tensor(b, plan.hidden, TensorRole::activation);
   s.gate_up = tensor(b, 2 * std::int64_t{plan.intermediate}, TensorRole::activation);

@@ -47,9 +47,13 @@ class CapturedStepGraph {
   Backend& backend_;
 };
 
-// Waits for one issued step. The communicator waits first where it polls its
-// own errors while waiting (NCCL: a failed peer ends the wait with NCCL's
-// reason instead of hanging); the backend's wait then returns at once.
+// Waits for one issued step, inside the timed interval (as nccl-tests' timed
+// loop ends in its stream wait). The communicator waits first where it polls
+// its own errors while waiting (NCCL: a failed peer ends the wait with NCCL's
+// reason instead of hanging); the poll spins without sleeping, so it adds no
+// more than a spinning stream synchronize would. The backend's wait then finds
+// the stream idle and returns at once; it is the whole wait for a replay rank.
+// docs/MEASUREMENT.md ("The step being timed") states the cost.
 void wait_for_step(Backend& backend, Communicator* comm) {
   if (comm) comm->synchronize(backend.stream());
   backend.synchronize();

@@ -15,6 +15,7 @@
 #include "mpi_bench/step_output.hpp"
 #include "mpi_bench/sweep_output.hpp"
 #include "mpi_bench/watchdog.hpp"
+#include "results/decision_file.hpp"
 
 namespace tpb {
 namespace {
@@ -28,8 +29,8 @@ std::vector<std::size_t> sizes_around(const std::vector<std::size_t>& payloads, 
   return sweep_sizes(min_bytes, max_bytes, 2, 0);
 }
 
-void sweep_collective(StudyRuntime& rt, ResultsFile* file, const CollectiveSpec& spec,
-                      const std::vector<std::size_t>& payloads) {
+void sweep_collective(StudyRuntime& rt, ResultsFile* file, Communicator& world, const std::vector<int>& degrees,
+                      std::string_view under, const CollectiveSpec& spec, const std::vector<std::size_t>& payloads) {
   const DataType type = comm_datatype(rt.backend->storage_type(TensorRole::activation));
   SweepOptions options;
   options.sizes_bytes = sizes_around(payloads, element_size(type));
@@ -40,23 +41,35 @@ void sweep_collective(StudyRuntime& rt, ResultsFile* file, const CollectiveSpec&
   options.on_point = [&spec](const SweepProgress& p) {
     report_progress("study", fmt::format("calibrate: {} sweep k={} bytes={}", spec.name, p.group_size, p.bytes));
   };
-  for (int k : rt.declaration.grid.tp) {
-    study_progress(rt, fmt::format("calibrate: {} sweep k={} ({} .. {} B)", spec.name, k,
+  for (int k : degrees) {
+    study_progress(rt, fmt::format("calibrate: {} {} sweep k={} ({} .. {} B)", world.backend_name(), spec.name, k,
                                    options.sizes_bytes.front(), options.sizes_bytes.back()));
-    const TpSweep tp = run_tp_sweep(*rt.world, k, spec, options);
+    const TpSweep tp = run_tp_sweep(world, k, spec, options);
     if (file) {
       SweepParameters parameters;
       parameters.warmup_iters = options.warmup_iters;
       parameters.check_iters = options.check_iters;
       const char* tunables = std::getenv("GLIBC_TUNABLES");
       parameters.glibc_tunables = tunables ? tunables : "(unset)";
-      write_tp_sweep(file->h5(), tp, fit_sweep(tp), parameters);
+      write_tp_sweep(file->h5(), tp, fit_sweep(tp), parameters, under);
       file->flush();
     }
   }
 }
 
 }  // namespace
+
+void calibrate_collective_sweeps(StudyRuntime& rt, ResultsFile* file, Communicator& world,
+                                 const std::vector<int>& degrees, std::string_view under) {
+  const Workload workload = describe_workload(rt);
+  std::vector<std::size_t> ar_payloads, ag_payloads;
+  for (int b : rt.declaration.grid.batch) {
+    ar_payloads.push_back(static_cast<std::size_t>(b) * workload.hidden_size * workload.bytes_per_element);
+    ag_payloads.push_back(static_cast<std::size_t>(b) * workload.vocab_size * workload.bytes_per_element);
+  }
+  sweep_collective(rt, file, world, degrees, under, all_reduce_spec(), ar_payloads);
+  sweep_collective(rt, file, world, degrees, under, all_gather_spec(), ag_payloads);
+}
 
 void calibrate_stage(StudyRuntime& rt, ResultsFile* file) {
   const StudyDeclaration& d = rt.declaration;
@@ -74,6 +87,7 @@ void calibrate_stage(StudyRuntime& rt, ResultsFile* file) {
     write_attribute(study.id(), "rounds_max", std::int64_t{d.max_rounds});
     write_attribute(study.id(), "time_budget_s", d.time_budget_s);
     write_model_config(file->h5(), rt.config);  // the same /config as step and replay files
+    write_decision_declaration(file->h5(), d.decision);
     file->flush();
   }
   StepOptions options;
@@ -85,7 +99,9 @@ void calibrate_stage(StudyRuntime& rt, ResultsFile* file) {
   // with TP-1 (drawing a shard costs far more than its points' steps).
 
   // t_replay(k) and t_host(k): the shard shapes of TP-k on one device each.
+  // The degrees of --predict-tp too: their replays are all the study measures of them.
   std::vector<int> descending = d.grid.tp;
+  descending.insert(descending.end(), d.decision.predict_tp.begin(), d.decision.predict_tp.end());
   std::sort(descending.begin(), descending.end(), std::greater<>());
   for (int k : descending)
     for (int b : d.grid.batch)
@@ -107,13 +123,7 @@ void calibrate_stage(StudyRuntime& rt, ResultsFile* file) {
     }
 
   // t_ar_sweep(k, ar_bytes) and the logits all-gather, around the step's payloads.
-  std::vector<std::size_t> ar_payloads, ag_payloads;
-  for (int b : d.grid.batch) {
-    ar_payloads.push_back(static_cast<std::size_t>(b) * workload.hidden_size * workload.bytes_per_element);
-    ag_payloads.push_back(static_cast<std::size_t>(b) * workload.vocab_size * workload.bytes_per_element);
-  }
-  sweep_collective(rt, file, all_reduce_spec(), ar_payloads);
-  sweep_collective(rt, file, all_gather_spec(), ag_payloads);
+  calibrate_collective_sweeps(rt, file, *rt.world, d.grid.tp, {});
 }
 
 }  // namespace tpb

@@ -6,9 +6,12 @@
 #include <fstream>
 
 #include "common/error.hpp"
+#include "mpi_bench/pipeline/calibrated_cell.hpp"
+#include "mpi_bench/pipeline/modelled_degrees.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
 #include "predictor/piecewise_fit.hpp"
 #include "predictor/sha256.hpp"
+#include "results/decision_file.hpp"
 #include "tpb_version.hpp"
 
 namespace tpb {
@@ -60,19 +63,9 @@ PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::str
       for (int c : r.grid.context) {
         const std::string nocomm = step_point_path(StepRoot::step_nocomm, 1, b, c);
         const std::string replay = step_point_path(StepRoot::replay, k, b, c);
-        CellInputs cell;
-        cell.batch = b;
-        cell.context = c;
-        cell.ar_bytes = static_cast<std::int64_t>(b) * w.hidden_size * w.bytes_per_element;
-        cell.ag_bytes = static_cast<std::int64_t>(b) * w.vocab_size * w.bytes_per_element;
-        cell.inputs = {.k = k,
-                       .t_compute1_us = slowest_rank_median(file, nocomm, step_dataset::t_step_us),
-                       .t_host_us = slowest_rank_median(file, replay, step_dataset::t_host_us),
-                       .t_replay_us = slowest_rank_median(file, replay, step_dataset::t_step_us),
-                       .n_ar = 2 * w.layers,
-                       .t_ar_sweep_us = sweep_fit_us(file, SweepRoot::all_reduce, k, static_cast<double>(cell.ar_bytes)),
-                       .n_ag = 1,
-                       .t_ag_sweep_us = sweep_fit_us(file, SweepRoot::all_gather, k, static_cast<double>(cell.ag_bytes))};
+        const CellInputs cell = calibrated_cell(file, w, k, b, c, [&](SweepRoot root, double bytes) {
+          return sweep_fit_us(file, root, k, bytes);
+        });
         r.calibration.push_back(cell);
         if (k == r.grid.tp.front()) r.source.datasets.push_back(step_dataset_path(nocomm, step_dataset::t_step_us));
         r.source.datasets.push_back(step_dataset_path(replay, step_dataset::t_step_us));
@@ -83,6 +76,8 @@ PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::str
       r.source.datasets.push_back(sweep_dataset_path(root, k, "bytes"));
       r.source.datasets.push_back(sweep_dataset_path(root, k, "time_us"));
     }
+  r.decision = read_decision_declaration(file);
+  r.modelled_degrees = register_modelled_degrees(file, r);
   r.source.datasets_sha256 = datasets_sha256(file, r.source.datasets);
   r.predictions = predict_all(r.calibration);
   r.design = declared_design(file, kill_switch_pct, r.workload.bootstrap_seed);

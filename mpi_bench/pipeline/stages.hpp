@@ -10,6 +10,7 @@
 //              controls, beside the first round's point rule and localizing term
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mpi_bench/pipeline/study_runtime.hpp"
@@ -22,6 +23,12 @@ namespace tpb {
 
 // Collective. `file` is non-null on world rank 0 only.
 void calibrate_stage(StudyRuntime& runtime, ResultsFile* file);
+
+// Collective. The calibration's all-reduce and all-gather sweeps, around the
+// step's payloads, of every k in `degrees` on `world`'s collective, written
+// below `under` (an ablation root, or the file's root when empty).
+void calibrate_collective_sweeps(StudyRuntime& runtime, ResultsFile* file, Communicator& world,
+                                 const std::vector<int>& degrees, std::string_view under);
 
 // Rank 0, file only. Writes predictions.json and predictions.json.sha256 into
 // `predictions_dir` and /prereg into the file. UsageError when calibration

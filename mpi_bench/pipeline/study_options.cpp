@@ -21,6 +21,7 @@ void add_study_flags(CLI::App* app, StudyFlags& f) {
   app->add_option("--time-budget", f.time_budget,
                   "Seconds of measurement rounds: stop at the last checkpoint that fits (0: none; sealed)")
       ->capture_default_str();
+  add_decision_flags(*app, f.decision);
 }
 
 StudyDeclaration parse_study_flags(const StudyFlags& f) {
@@ -30,6 +31,7 @@ StudyDeclaration parse_study_flags(const StudyFlags& f) {
   d.bootstrap_seed = static_cast<std::uint64_t>(parse_integer("--seed", f.seed, 0));
   parse_rounds_range(f.rounds, &d.min_rounds, &d.max_rounds);
   d.time_budget_s = static_cast<double>(parse_integer("--time-budget", f.time_budget, 0));
+  d.decision = parse_decision_flags(f.decision, d.grid.tp);
   return d;
 }
 

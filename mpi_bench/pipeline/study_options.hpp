@@ -8,6 +8,7 @@
 #include <string>
 
 #include "mpi_bench/grid_options.hpp"
+#include "mpi_bench/pipeline/decision_options.hpp"
 #include "mpi_bench/pipeline/study_runtime.hpp"
 #include "predictor/study_design.hpp"
 
@@ -19,6 +20,7 @@ struct StudyFlags {
   std::string seed = "20240";      // --seed: bootstrap seed and the rounds' visiting order
   std::string rounds = "10:20";    // --rounds MIN:MAX
   std::string time_budget = "0";   // --time-budget SECONDS (0: none)
+  DecisionFlags decision;          // --tpot-slo, --predict-tp
 
   // A study compares TP-1 with TP-2 by default, and needs two samples for an interval.
   static GridOptions study_grid_defaults() {

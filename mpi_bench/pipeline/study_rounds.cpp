@@ -54,7 +54,7 @@ void write_first_round_point(ResultsFile& file, const RoundCondition& c, const V
     write_gathered_point(file, visit.point);
     if (c.k == 1)
       file.h5().write_dataset(control_t_step_path(ControlMode::concurrent, c.batch, c.context),
-                              visit.point.all_ranks_t_step_us, dims);
+                              visit.point.all_ranks_t_rank_us, dims);
   } else if (c.kind == RoundKind::step_nocomm && c.k > 1) {
     write_gathered_point(file, visit.point);
   } else if (c.kind == RoundKind::control_alone) {
@@ -64,7 +64,7 @@ void write_first_round_point(ResultsFile& file, const RoundCondition& c, const V
 
 void append_samples(RoundRecords& records, std::size_t index, const VisitResult& visit, int ranks) {
   const RoundCondition& c = records.conditions[index];
-  const std::vector<double>& t_step = c.kind == RoundKind::control_alone ? visit.alone : visit.point.all_ranks_t_step_us;
+  const std::vector<double>& t_step = c.kind == RoundKind::control_alone ? visit.alone : visit.point.all_ranks_t_rank_us;
   records.t_step_us[index].insert(records.t_step_us[index].end(), t_step.begin(), t_step.end());
   records.columns[index] = ranks;
   if (c.kind == RoundKind::replay)

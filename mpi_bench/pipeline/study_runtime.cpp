@@ -10,9 +10,11 @@
 
 #include "collectives/communicator_factory.hpp"
 #include "collectives/mpi_check.hpp"
+#include "collectives/node_check.hpp"
 #include "collectives/sample_gather.hpp"
 #include "common/error.hpp"
 #include "mpi_bench/collective_validation.hpp"
+#include "mpi_bench/pipeline/decision_options.hpp"
 #include "mpi_bench/step_output.hpp"
 #include "mpi_bench/watchdog.hpp"
 #include "predictor/sha256.hpp"
@@ -71,6 +73,9 @@ StudyRuntime start_study_runtime(const StudyDeclaration& declaration) {
       const std::string problem = shard_plan_problem(rt.config, k);
       if (!problem.empty()) throw UsageError(problem);
     }
+    if (declaration.collective == CollectiveKind::oneshot)
+      require_tp_groups_on_one_node(MPI_COMM_WORLD, declaration.grid.tp, "--collective oneshot");
+    check_predicted_degrees(rt.config, declaration.decision);
     // Before the backend exists: nothing is allocated for a grid that cannot fit.
     rt.memory = check_grid_memory(
         rt.config, declaration,
@@ -155,7 +160,7 @@ GatheredPoint run_point_everywhere(StudyRuntime& rt, Communicator* group, const 
   out.path = step_point_path(info);
   out.group0 = record_columns(world, 0, group_size);
   out.attributes = step_point_attributes(info, rt.config, terms);
-  out.all_ranks_t_step_us = world.t_step_us;
+  out.all_ranks_t_rank_us = world.t_rank_us;
   return out;
 }
 

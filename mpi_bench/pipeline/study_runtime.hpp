@@ -33,6 +33,7 @@ struct StudyDeclaration : GridChoice {
   int min_rounds = 10;       // --rounds MIN:MAX, sealed at registration
   int max_rounds = 20;
   double time_budget_s = 0;  // --time-budget: 0 means none
+  DecisionDeclaration decision;  // --tpot-slo, --predict-tp
 };
 
 struct StudyRuntime {
@@ -68,13 +69,14 @@ StudyDeclaration broadcast_declaration(const RankContext& ranks, const std::stri
 // rank. The in-situ collective times are always measured (in separate profiled
 // iterations where timing each operation would perturb the timed ones). On
 // world rank 0, `group0` holds group 0's columns (for a replay, rank 0 alone)
-// and `all_ranks_t_step_us` every world rank's t_step (iterations × world
-// size; at TP-1 each rank's own time). Empty on other ranks.
+// and `all_ranks_t_rank_us` every world rank's own step time (iterations ×
+// world size; the slowest of a group's columns is that group's t_step).
+// Empty on other ranks.
 struct GatheredPoint {
   std::string path;  // where the point belongs in the results file
   StepPointRecord group0;
   StepPointAttributes attributes;
-  std::vector<double> all_ranks_t_step_us;
+  std::vector<double> all_ranks_t_rank_us;
 };
 GatheredPoint run_point_everywhere(StudyRuntime& runtime, Communicator* group, const StepPoint& point,
                                    const StepOptions& options);

@@ -58,19 +58,17 @@ TEST_P(HarnessOnGroups, EveryPlacementIsCorrectAtOddSizesForEveryGroupSize) {
 INSTANTIATE_TEST_SUITE_P(Collectives, HarnessOnGroups, ::testing::Values(&all_reduce_spec(), &all_gather_spec()),
                          [](const auto& param_info) { return param_info.param->name; });
 
-// Delegates to MPI but damages one element of every all-reduce result on the
-// last rank: the check must notice, or it could not fail.
-class CorruptingCommunicator final : public Communicator, public MpiBacked {
+// Forwards every call to an MPI communicator; a test decorator overrides only
+// what it changes.
+class DelegatingCommunicator : public Communicator, public MpiBacked {
  public:
-  explicit CorruptingCommunicator(std::unique_ptr<Communicator> inner) : inner_(std::move(inner)) {}
+  explicit DelegatingCommunicator(std::unique_ptr<Communicator> inner) : inner_(std::move(inner)) {}
   MPI_Comm mpi_comm() const override { return mpi_comm_of(*inner_); }
-  std::string backend_name() const override { return "corrupting"; }
   int rank() const override { return inner_->rank(); }
   int size() const override { return inner_->size(); }
   MemoryKind memory_kind() const override { return MemoryKind::host; }
   void all_reduce(const void* send, void* recv, std::size_t count, DataType type, StreamHandle s) override {
     inner_->all_reduce(send, recv, count, type, s);
-    if (rank() == size() - 1) static_cast<float*>(recv)[count / 2] += 1.0f;
   }
   void all_gather(const void* send, void* recv, std::size_t count, DataType type, StreamHandle s) override {
     inner_->all_gather(send, recv, count, type, s);
@@ -91,6 +89,18 @@ class CorruptingCommunicator final : public Communicator, public MpiBacked {
   std::unique_ptr<Communicator> inner_;
 };
 
+// Delegates to MPI but damages one element of every all-reduce result on the
+// last rank: the check must notice, or it could not fail.
+class CorruptingCommunicator final : public DelegatingCommunicator {
+ public:
+  using DelegatingCommunicator::DelegatingCommunicator;
+  std::string backend_name() const override { return "corrupting"; }
+  void all_reduce(const void* send, void* recv, std::size_t count, DataType type, StreamHandle s) override {
+    DelegatingCommunicator::all_reduce(send, recv, count, type, s);
+    if (rank() == size() - 1) static_cast<float*>(recv)[count / 2] += 1.0f;
+  }
+};
+
 TEST(Harness, CheckCatchesOneDamagedElementPerCall) {
   CorruptingCommunicator broken(make_communicator("mpi", MPI_COMM_WORLD));
   SweepOptions options = odd_size_options(1);
@@ -108,34 +118,25 @@ TEST(Harness, CheckCatchesOneDamagedElementPerCall) {
 // of every host copy and collective: the harness must order its copies on the
 // stream its collectives run on (on NCCL, a copy on another stream may still be
 // in flight when a collective on a non-blocking work stream reads the buffer).
-class StreamRecordingCommunicator final : public Communicator, public MpiBacked {
+class StreamRecordingCommunicator final : public DelegatingCommunicator {
  public:
-  explicit StreamRecordingCommunicator(std::unique_ptr<Communicator> inner) : inner_(std::move(inner)) {}
-  MPI_Comm mpi_comm() const override { return mpi_comm_of(*inner_); }
+  using DelegatingCommunicator::DelegatingCommunicator;
   std::string backend_name() const override { return "stream-recording"; }
-  int rank() const override { return inner_->rank(); }
-  int size() const override { return inner_->size(); }
-  MemoryKind memory_kind() const override { return MemoryKind::host; }
   void all_reduce(const void* send, void* recv, std::size_t count, DataType type, StreamHandle s) override {
     collective_streams.push_back(s);
-    inner_->all_reduce(send, recv, count, type, s);
+    DelegatingCommunicator::all_reduce(send, recv, count, type, s);
   }
   void all_gather(const void* send, void* recv, std::size_t count, DataType type, StreamHandle s) override {
     collective_streams.push_back(s);
-    inner_->all_gather(send, recv, count, type, s);
+    DelegatingCommunicator::all_gather(send, recv, count, type, s);
   }
-  void barrier() override { inner_->barrier(); }
-  void synchronize(StreamHandle s) override { inner_->synchronize(s); }
-  std::unique_ptr<Communicator> split(int color, int key) override { return inner_->split(color, key); }
-  void* allocate(std::size_t bytes) override { return inner_->allocate(bytes); }
-  void release(void* buffer) override { inner_->release(buffer); }
   void copy_from_host(void* d, const void* s, std::size_t b, StreamHandle st) override {
     copy_streams.push_back(st);
-    inner_->copy_from_host(d, s, b, st);
+    DelegatingCommunicator::copy_from_host(d, s, b, st);
   }
   void copy_to_host(void* d, const void* s, std::size_t b, StreamHandle st) override {
     copy_streams.push_back(st);
-    inner_->copy_to_host(d, s, b, st);
+    DelegatingCommunicator::copy_to_host(d, s, b, st);
   }
   StreamHandle create_stream() override { return &work_stream_; }
 
@@ -144,7 +145,6 @@ class StreamRecordingCommunicator final : public Communicator, public MpiBacked 
   StreamHandle work_stream() { return &work_stream_; }
 
  private:
-  std::unique_ptr<Communicator> inner_;
   int work_stream_ = 0;  // its address is the stream's handle
 };
 

@@ -6,6 +6,8 @@
 
 #include <filesystem>
 
+#include "common/error.hpp"
+#include "common/samples.hpp"
 #include "predictor/study_evaluation.hpp"
 #include "results/layout.hpp"
 #include "results/step_point.hpp"
@@ -26,9 +28,10 @@ StepPointRecord two_groups_of_two() {
   StepPointRecord r;
   r.iters = 2;
   r.ranks = 4;
+  r.groups = 2;
   r.t_rank_us = {10, 12, 30, 31,   // iteration 0: group 0 slowest 12, group 1 slowest 31
                  15, 11, 20, 40};  // iteration 1: group 0 slowest 15, group 1 slowest 40
-  r.t_step_us = {12, 12, 31, 31, 15, 15, 40, 40};
+  r.t_step_us = {12, 31, 15, 40};
   r.t_host_us = {1, 2, 3, 4, 5, 6, 7, 8};
   r.tp_group = {0, 0, 1, 1};
   return r;
@@ -43,6 +46,39 @@ TEST_F(StepPointFile, GroupZeroSlowestRankOfTheCurrentSchema) {
   EXPECT_EQ(group0_slowest_per_iteration(file, point_, step_dataset::t_step_us), (std::vector<double>{12, 15}));
   EXPECT_EQ(group0_slowest_per_iteration(file, point_, step_dataset::t_host_us), (std::vector<double>{2, 6}));
   EXPECT_FALSE(collective_median_us(file, point_).has_value());
+}
+
+TEST_F(StepPointFile, TStepIsOneColumnPerGroupTheMaximumOfItsRanks) {
+  {
+    H5File file(path_, H5Mode::create_new);
+    write_step_point(file, point_, two_groups_of_two(), StepPointAttributes{});
+  }
+  const H5File file(path_, H5Mode::read_only);
+  std::vector<std::uint64_t> step_dims, rank_dims;
+  const std::vector<double> t_step = file.read_doubles(step_dataset_path(point_, step_dataset::t_step_us), &step_dims);
+  const std::vector<double> t_rank = file.read_doubles(step_dataset_path(point_, step_dataset::t_rank_us), &rank_dims);
+  EXPECT_EQ(step_dims, (std::vector<std::uint64_t>{2, 2}));  // iterations × groups
+  EXPECT_EQ(rank_dims, (std::vector<std::uint64_t>{2, 4}));  // iterations × ranks
+  EXPECT_EQ(t_step, slowest_rank_of_each_group(t_rank, 4, 2));
+}
+
+TEST_F(StepPointFile, SchemaTwoPointReadsColumnZeroAsGroupZero) {
+  {
+    // Schema 2: t_step_us iterations × ranks, each column its group's slowest.
+    H5File file(path_, H5Mode::create_new);
+    file.write_dataset(point_ + "/t_step_us", std::vector<double>{12, 12, 31, 31, 15, 15, 40, 40}, {2, 4});
+    file.write_dataset(point_ + "/tp_group", std::vector<std::int64_t>{0, 0, 1, 1}, {4});
+  }
+  const H5File file(path_, H5Mode::read_only);
+  EXPECT_EQ(group0_slowest_per_iteration(file, point_, step_dataset::t_step_us), (std::vector<double>{12, 15}));
+}
+
+TEST_F(StepPointFile, AMisshapenRecordIsRefusedNotWritten) {
+  StepPointRecord record = two_groups_of_two();
+  record.t_step_us.push_back(50);  // one value too many for 2 iterations × 2 groups
+  H5File file(path_, H5Mode::create_new);
+  EXPECT_THROW(write_step_point(file, point_, record, StepPointAttributes{}), Error);
+  EXPECT_FALSE(file.exists(step_dataset_path(point_, step_dataset::t_step_us)));
 }
 
 TEST_F(StepPointFile, PreviousSchemaStudyPointIsReadAsItsGroupsSlowestRank) {
@@ -63,9 +99,11 @@ TEST_F(StepPointFile, RecordColumnsKeepsOneGroup) {
   const StepPointRecord group1 = record_columns(two_groups_of_two(), 2, 2);
   EXPECT_EQ(group1.ranks, 2);
   EXPECT_EQ(group1.t_rank_us, (std::vector<double>{30, 31, 20, 40}));
-  EXPECT_EQ(group1.t_step_us, (std::vector<double>{31, 31, 40, 40}));
+  EXPECT_EQ(group1.groups, 1);
+  EXPECT_EQ(group1.t_step_us, (std::vector<double>{31, 40}));
   EXPECT_EQ(group1.tp_group, (std::vector<std::int64_t>{1, 1}));
   EXPECT_TRUE(group1.t_ar_insitu_us.empty());
+  EXPECT_THROW(record_columns(two_groups_of_two(), 1, 2), Error);  // half of each group
 }
 
 TEST(CollectiveTerm, NotMeasuredIsLeftOutOfTheComparisonNotZero) {

@@ -8,7 +8,8 @@
 # talks TCP between them. Then, on a two-node Slurm over the same hosts
 # (jobs/slurm/local-cluster.sh with TPB_SLURM_HOSTS), study-multinode.sbatch
 # (srun) and sweep.sbatch (mpirun). Checks: the rank map shows two nodes, TP
-# groups do not straddle them, and every sweep and study completes.
+# groups do not straddle them, and every sweep and study completes; a one-shot
+# sweep runs where its groups share a host and is refused where one spans both.
 #
 # usage: two_host_test.sh SOURCE_DIR MPI_BENCH WORK_DIR
 # Exits 77 (ctest SKIP_RETURN_CODE) with the reason where namespaces are denied.
@@ -109,6 +110,38 @@ TPB_RUN_ID=sweep TPB_TP=1,2,4 TPB_SWEEP_ARGS="-b 8 -e 64K -f 4 -n 5 -w 1" \
   on_first_host "$src/jobs/mpirun/sweep.sh" "$work/hosts"
 check "$work/out/sweep/sweep.h5" --complete 1 --nodes 2 --tp-within-nodes 1,2 \
   --group /sweep/k1 --group /sweep/k2 --group /sweep/k4
+
+stage "one-shot sweep across ${hostnames[*]}: TP-1,2 groups share a host and run; TP-4 spans both and is refused"
+# shellcheck disable=SC2086  # TPB_MPIRUN_ARGS is a list of flags
+on_first_host mpirun $TPB_MPIRUN_ARGS --hostfile "$work/hosts" -n 4 "$bin" sweep --collective oneshot --tp 1,2 \
+  -b 8 -e 1K -f 4 -n 3 -w 1 -o "$work/out/oneshot.h5" >/dev/null
+status=0
+# shellcheck disable=SC2086
+on_first_host mpirun $TPB_MPIRUN_ARGS --hostfile "$work/hosts" -n 4 "$bin" sweep --collective oneshot --tp 4 \
+  -b 8 -e 8 -o "$work/out/oneshot-spanning.h5" >/dev/null 2>"$work/oneshot-spanning.err" || status=$?
+errors=$(grep -c '^tpbench: error: --collective oneshot at TP-4: the group of 4 ranks spans 2 nodes' \
+  "$work/oneshot-spanning.err" || true)
+if [ "$status" -ne 2 ] || [ "$errors" -ne 1 ] || [ -e "$work/out/oneshot-spanning.h5" ]; then
+  echo "FAILED: one-shot across two hosts: exit $status (expected 2), $errors matching error line(s), file left: \
+$([ -e "$work/out/oneshot-spanning.h5" ] && echo yes || echo no)"
+  cat "$work/oneshot-spanning.err"
+  exit 1
+fi
+
+stage "one-shot step across ${hostnames[*]}: a TP-4 group spans both hosts and is refused before any file"
+status=0
+# shellcheck disable=SC2086
+on_first_host mpirun $TPB_MPIRUN_ARGS --hostfile "$work/hosts" -n 4 "$bin" step --collective oneshot --tp 4 \
+  --model "$src/tp_decoder/configs/tiny-llama.json" --batch 1 --context 16 -w 1 -n 2 \
+  -o "$work/out/oneshot-step-spanning.h5" >/dev/null 2>"$work/oneshot-step-spanning.err" || status=$?
+errors=$(grep -c '^tpbench: error: --collective oneshot at TP-4: the group of 4 ranks spans 2 nodes' \
+  "$work/oneshot-step-spanning.err" || true)
+if [ "$status" -ne 2 ] || [ "$errors" -ne 1 ] || [ -e "$work/out/oneshot-step-spanning.h5" ]; then
+  echo "FAILED: one-shot step across two hosts: exit $status (expected 2), $errors matching error line(s), file \
+left: $([ -e "$work/out/oneshot-step-spanning.h5" ] && echo yes || echo no)"
+  cat "$work/oneshot-step-spanning.err"
+  exit 1
+fi
 
 stage "study across ${hostnames[*]}"
 TPB_RUN_ID=study TPB_TP=1,2,4 TPB_MODEL="$src/tp_decoder/configs/tiny-llama.json" TPB_BATCH=1 TPB_CONTEXT=16 \

@@ -5,23 +5,35 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+
 #include "../tp_decoder/async_timing_backend.hpp"
 #include "collectives/communicator_factory.hpp"
 #include "mpi_bench/pipeline/study_runtime.hpp"
+#include "results/layout.hpp"
+#include "results/results_file.hpp"
 
 namespace tpb {
 namespace {
 
-StudyRuntime async_timing_runtime(test::AsyncTimingBackend** timing) {
+// A study runtime over MPI_COMM_WORLD on `backend`, with the tiny config.
+StudyRuntime runtime_on(std::unique_ptr<Backend> backend) {
   StudyRuntime rt;
   rt.ranks = bootstrap_ranks(MPI_COMM_WORLD, false);
   rt.declaration.model_path = TPB_TINY_CONFIG;
   rt.config = load_model_config(TPB_TINY_CONFIG);
-  auto backend = std::make_unique<test::AsyncTimingBackend>(make_backend("cpu"));
-  *timing = backend.get();
   rt.backend = std::move(backend);
   rt.world = make_communicator("mpi", MPI_COMM_WORLD);
   return rt;
+}
+
+StudyRuntime async_timing_runtime(test::AsyncTimingBackend** timing) {
+  auto backend = std::make_unique<test::AsyncTimingBackend>(make_backend("cpu"));
+  *timing = backend.get();
+  return runtime_on(std::move(backend));
 }
 
 TEST(StudyPoint, AsyncTimingBackendMeasuresTheCollectiveTermInProfiledIterations) {
@@ -51,11 +63,7 @@ TEST(StudyPoint, AsyncTimingBackendMeasuresTheCollectiveTermInProfiledIterations
 }
 
 TEST(StudyPoint, HostSynchronousBackendTimesTheCollectivesInTheTimedIterations) {
-  StudyRuntime rt;
-  rt.ranks = bootstrap_ranks(MPI_COMM_WORLD, false);
-  rt.config = load_model_config(TPB_TINY_CONFIG);
-  rt.backend = make_backend("cpu");
-  rt.world = make_communicator("mpi", MPI_COMM_WORLD);
+  StudyRuntime rt = runtime_on(make_backend("cpu"));
   const std::unique_ptr<Communicator> group = split_into_tp_groups(*rt.world, rt.ranks.size);
   StepOptions options;
   options.warmup = 0;
@@ -64,6 +72,42 @@ TEST(StudyPoint, HostSynchronousBackendTimesTheCollectivesInTheTimedIterations) 
   if (!rt.ranks.is_root()) return;
   EXPECT_EQ(gathered.group0.t_ar_insitu_us.size(), static_cast<std::size_t>(3 * rt.ranks.size));
   EXPECT_FALSE(gathered.attributes.collectives_profiled_separately);
+}
+
+// A study point as written: t_step_us holds, per iteration, the slowest rank
+// of each group it stores (iterations × groups), and t_rank_us each rank's own
+// time (iterations × ranks); the world gather keeps one column per rank.
+TEST(StudyPoint, TStepIsTheMaximumOfTRankOverEachGroup) {
+  StudyRuntime rt = runtime_on(make_backend("cpu"));
+  const int tp = rt.ranks.size % 2 == 0 ? 2 : 1;  // 4 ranks: two TP-2 groups
+  const std::unique_ptr<Communicator> group = split_into_tp_groups(*rt.world, tp);
+  StepOptions options;
+  options.warmup = 0;
+  options.iters = 3;
+  const GatheredPoint gathered = run_point_everywhere(rt, group.get(), {tp, 1, 4}, options);
+  if (!rt.ranks.is_root()) return;
+  EXPECT_EQ(gathered.all_ranks_t_rank_us.size(), static_cast<std::size_t>(options.iters * rt.ranks.size));
+
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("tpb_study_point_" + std::to_string(getpid()) + ".h5")).string();
+  {
+    ResultsFile file(path, true, RunMeta{});
+    write_gathered_point(file, gathered);
+  }
+  const H5File file(path, H5Mode::read_only);
+  std::vector<std::uint64_t> step_dims, rank_dims;
+  const std::vector<double> t_step = file.read_doubles(step_dataset_path(gathered.path, step_dataset::t_step_us), &step_dims);
+  const std::vector<double> t_rank = file.read_doubles(step_dataset_path(gathered.path, step_dataset::t_rank_us), &rank_dims);
+  EXPECT_EQ(step_dims, (std::vector<std::uint64_t>{3, 1}));   // group 0, the group the study stores
+  ASSERT_EQ(rank_dims, (std::vector<std::uint64_t>{3, static_cast<std::uint64_t>(tp)}));
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto row = t_rank.begin() + static_cast<std::ptrdiff_t>(i * static_cast<std::size_t>(tp));
+    EXPECT_EQ(t_step[i], *std::max_element(row, row + tp)) << "iteration " << i;
+    // The world gather's first tp columns are group 0's ranks.
+    const auto world_row = gathered.all_ranks_t_rank_us.begin() + static_cast<std::ptrdiff_t>(i * static_cast<std::size_t>(rt.ranks.size));
+    EXPECT_TRUE(std::equal(row, row + tp, world_row)) << "iteration " << i;
+  }
+  std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -56,6 +56,33 @@ TEST(Registration, JsonRoundTripIsExact) {
   EXPECT_EQ(back.workload.bootstrap_seed, 7u);
 }
 
+TEST(Registration, DecisionDeclarationIsSealedAndReadBack) {
+  Registration r = sample_registration(15);
+  r.decision.tpot_slo_ms = 50;
+  r.decision.predict_tp = {4, 8};
+  ModelledDegree m{4, "ring model scaled from the TP-2 sweep fits; EXTRAPOLATED", {}, {}};
+  m.calibration.push_back(find_cell_inputs(r, 2, 4, 64));
+  m.calibration.back().inputs.k = 4;
+  m.predictions = predict_all(m.calibration);
+  r.modelled_degrees.push_back(m);
+  const std::string text = registration_json(r);
+  const Registration back = parse_registration(text);
+  EXPECT_EQ(registration_json(back), text);
+  EXPECT_EQ(back.decision.tpot_slo_ms, 50);
+  EXPECT_EQ(back.decision.predict_tp, (std::vector<int>{4, 8}));
+  ASSERT_EQ(back.modelled_degrees.size(), 1u);
+  EXPECT_EQ(back.modelled_degrees[0].predictions.size(), m.predictions.size());
+  // A changed SLO is a different registration.
+  r.decision.tpot_slo_ms = 60;
+  EXPECT_NE(sha256_hex(registration_json(r)), sha256_hex(text));
+  // A registration sealed before the decision existed reads as none declared.
+  std::string old = registration_json(sample_registration(15));
+  old = old.substr(0, old.find(",\n  \"decision\"")) + "\n}\n";
+  const Registration without = parse_registration(old);
+  EXPECT_FALSE(without.decision.tpot_slo_ms);
+  EXPECT_TRUE(without.modelled_degrees.empty());
+}
+
 TEST(Registration, AChangedThresholdChangesTheDigest) {
   EXPECT_NE(sha256_hex(registration_json(sample_registration(15))),
             sha256_hex(registration_json(sample_registration(15.5))));

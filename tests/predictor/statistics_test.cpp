@@ -29,6 +29,14 @@ TEST(Statistics, SlowestRankPerIterationTakesRowMaxima) {
   EXPECT_THROW(slowest_rank_per_iteration(std::vector<double>{1, 2, 3}, 2), Error);
 }
 
+TEST(Statistics, SlowestRankOfEachGroupIsOneColumnPerGroup) {
+  // 2 iterations × 4 ranks in groups of 2: iterations × 2 groups.
+  EXPECT_EQ(slowest_rank_of_each_group(std::vector<double>{1, 2, 7, 3, 6, 4, 4, 5}, 4, 2),
+            (std::vector<double>{2, 7, 6, 5}));
+  EXPECT_EQ(slowest_rank_of_each_group(std::vector<double>{1, 2, 3}, 3, 1), (std::vector<double>{1, 2, 3}));
+  EXPECT_THROW(slowest_rank_of_each_group(std::vector<double>{1, 2, 3}, 3, 2), Error);
+}
+
 TEST(Statistics, SignedErrorIsRelativeToTheMeasurement) {
   EXPECT_DOUBLE_EQ(signed_error_pct(110, 100), 10.0);
   EXPECT_DOUBLE_EQ(signed_error_pct(75, 100), -25.0);

@@ -22,6 +22,8 @@ Placeholders in the command and message columns:
                open for writing (HDF5's lock) until 3 s after the command
                under test has said that it waits for the lock
   {held}       {dir}/held.h5, the same, held until the command has ended
+  {shm}        {dir}/shm, an empty directory created before the run (where a row
+               points Open MPI's shared-window backing files)
 In the message column `*` matches any text (a line number, a time, a PID).
 """
 import argparse
@@ -81,7 +83,8 @@ def expand(text, scratch):
             .replace("{tampered}", os.path.join(scratch, "tampered.h5"))
             .replace("{unfinished}", os.path.join(scratch, "unfinished", "study.h5"))
             .replace("{locked}", os.path.join(scratch, "locked.h5"))
-            .replace("{held}", os.path.join(scratch, "held.h5")))
+            .replace("{held}", os.path.join(scratch, "held.h5"))
+            .replace("{shm}", os.path.join(scratch, "shm")))
 
 
 def run_mpi_bench(args, mpiexec, mpi_bench, ranks, env_extra=None, check=True):
@@ -144,6 +147,8 @@ def run_with_lock_held(words, mpiexec, mpi_bench, ranks, env, holder, release_af
 
 def prepare_inputs(command, scratch, mpiexec, mpi_bench):
     """Creates the files a row's command refers to, before the run."""
+    if "{shm}" in command:
+        os.mkdir(os.path.join(scratch, "shm"))
     if "{existing}" in command:
         with open(os.path.join(scratch, "existing.h5"), "wb") as f:
             f.write(EXISTING_BYTES)
@@ -248,6 +253,11 @@ def check_disk(on_disk, before, scratch, mpiexec, mpi_bench, failures):
             if complete != int(match.group(2)):
                 failures.append(f"{path}: complete={complete}, expected {match.group(2)}")
             for item in [s.strip() for s in match.group(3).split(";") if s.strip()]:
+                if item.startswith("empty "):  # a directory below {dir} that must hold nothing
+                    folder = os.path.join(scratch, item[len("empty "):])
+                    if os.listdir(folder):
+                        failures.append(f"{folder} is not empty: {sorted(os.listdir(folder))}")
+                    continue
                 absent = item.startswith("no ")
                 name = item[3:].strip() if absent else item
                 if (name in f) == absent:

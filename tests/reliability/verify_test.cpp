@@ -11,6 +11,7 @@
 
 #include "common/error.hpp"
 #include "predictor/sha256.hpp"
+#include "results/h5_check.hpp"
 #include "results/results_file.hpp"
 #include "results/verify.hpp"
 
@@ -160,6 +161,24 @@ TEST_F(VerifyTest, APointWhoseAttributesDisagreeWithItsNameOrIters) {
             "/step/k2/b4_c64/t_step_us: 2 iterations, but the point's iters attribute says 3");
 }
 
+TEST_F(VerifyTest, TStepHoldsOneColumnPerGroupAndTRankOnePerRank) {
+  ResultsFile file(path_, true, meta_);
+  const std::string point = "/step/k1/b4_c64";
+  file.h5().write_dataset(point + "/tp_group", std::vector<std::int64_t>{0, 1}, {2});
+  file.h5().write_dataset(point + "/t_rank_us", std::vector<double>{1, 2, 3, 4}, {2, 2});
+  file.h5().write_dataset(point + "/t_step_us", std::vector<double>{1, 2, 3, 4}, {2, 2});
+  file.mark_complete();
+  EXPECT_EQ(first_problem(), "ok");
+  // Two TP-2 groups' worth of columns where tp_group names one group per rank.
+  file.h5().write_dataset(point + "/t_step_us", std::vector<double>{1, 2}, {2, 1});
+  file.flush();
+  EXPECT_EQ(first_problem(), point + "/t_step_us: 1 columns, but tp_group names 2 groups");
+  file.h5().write_dataset(point + "/t_step_us", std::vector<double>{1, 2, 3, 4}, {2, 2});
+  file.h5().write_dataset(point + "/t_rank_us", std::vector<double>{1, 2, 3}, {3, 1});
+  file.flush();
+  EXPECT_EQ(first_problem(), point + "/t_rank_us: 1 columns, but tp_group names 2 ranks");
+}
+
 TEST_F(VerifyTest, APreregistrationSealMustMatchItsText) {
   auto file = sweep_file();
   const std::string registered = R"({"threshold": 0.15})";
@@ -182,8 +201,8 @@ TEST_F(VerifyTest, AWrongSchemaVersionIsUnreadableEvenWithAllowIncomplete) {
   file->mark_complete();
   const VerifyResult result = verify_results_file(path_);
   EXPECT_TRUE(result.unreadable());
-  EXPECT_EQ(result.summary(), fmt::format("{}: /meta schema_version is {}, this tpbench reads versions {} and {}",
-                                          path_, kSchemaVersion + 1, kSchemaVersion, kPreviousSchemaVersion));
+  EXPECT_EQ(result.summary(), fmt::format("{}: /meta schema_version is {}, this tpbench reads versions {} to {}",
+                                          path_, kSchemaVersion + 1, kOldestReadableSchemaVersion, kSchemaVersion));
   EXPECT_THROW(require_verified_results(path_, true), UsageError);
 }
 
@@ -195,6 +214,25 @@ TEST_F(VerifyTest, ThePreviousSchemaVersionIsRead) {
   const VerifyResult result = verify_results_file(path_);
   EXPECT_TRUE(result.ok()) << result.summary();
   EXPECT_EQ(result.schema_version, kPreviousSchemaVersion);
+}
+
+// A string dataset created but never written reads as null pointers. Reading
+// it once threw from inside HDF5's link visit; the exception unwound through
+// HDF5's C frames and the process crashed at exit in H5_term_library. Run as
+// its own process by ctest, this test fails on that crash too.
+TEST_F(VerifyTest, AnUnwrittenStringDatasetIsReportedWithoutCrashing) {
+  auto file = sweep_file();
+  H5Handle prereg = file->h5().group("/prereg");
+  H5Handle type(H5_CHECK(H5Tcopy(H5T_C_S1)), H5Tclose);
+  H5_CHECK(H5Tset_size(type.id(), H5T_VARIABLE));
+  const hsize_t one = 1;
+  H5Handle space(H5_CHECK(H5Screate_simple(1, &one, nullptr)), H5Sclose);
+  H5Handle dataset(H5_CHECK(H5Dcreate2(prereg.id(), "predictions_json", type.id(), space.id(), H5P_DEFAULT,
+                                       H5P_DEFAULT, H5P_DEFAULT)),
+                   H5Dclose);
+  write_attribute(prereg.id(), "sha256", std::string(64, '0'));
+  file->mark_complete();
+  EXPECT_EQ(first_problem(), "/prereg holds no predictions_json text");
 }
 
 TEST_F(VerifyTest, ADatasetOrGroupTheSchemaDoesNotNameIsFlagged) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "delegating_backend.hpp"
 #include "test_configs.hpp"
 #include "tp_decoder/cpu/cpu_backend.hpp"
 #include "tp_decoder/step_runner.hpp"
@@ -25,56 +26,11 @@ using CallLog = std::vector<std::string>;
 
 // The CPU backend's operations; graphs are pretend (capture runs the ops,
 // a launch does nothing) and only their order is recorded.
-class GraphRecordingBackend final : public Backend {
+class GraphRecordingBackend final : public test::DelegatingBackend {
  public:
-  explicit GraphRecordingBackend(CallLog& log) : cpu_(make_cpu_backend()), log_(log) {}
+  explicit GraphRecordingBackend(CallLog& log) : DelegatingBackend(make_cpu_backend()), log_(log) {}
 
   std::string name() const override { return "graph-recording"; }
-  std::string device_description() const override { return cpu_->device_description(); }
-  MemoryKind memory_kind() const override { return cpu_->memory_kind(); }
-  ElementType storage_type(TensorRole role) const override { return cpu_->storage_type(role); }
-  bool host_synchronous() const override { return cpu_->host_synchronous(); }
-  Tensor allocate(std::int64_t rows, std::int64_t cols, TensorRole role) override {
-    return cpu_->allocate(rows, cols, role);
-  }
-  void release(Tensor& tensor) override { cpu_->release(tensor); }
-  void upload(Tensor& dst, const float* src) override { cpu_->upload(dst, src); }
-  void download(const Tensor& src, float* dst) override { cpu_->download(src, dst); }
-  void upload_tokens(Tensor& dst, const std::int32_t* src) override { cpu_->upload_tokens(dst, src); }
-  void download_tokens(const Tensor& src, std::int32_t* dst) override { cpu_->download_tokens(src, dst); }
-  void fill_synthetic(Tensor& dst, std::int64_t row, const TensorSlice& slice, std::uint64_t seed,
-                      std::uint64_t key, SyntheticInit init) override {
-    cpu_->fill_synthetic(dst, row, slice, seed, key, init);
-  }
-  void embedding(Tensor& out, const Tensor& table, const Tensor& tokens) override {
-    cpu_->embedding(out, table, tokens);
-  }
-  void rmsnorm(Tensor& out, const Tensor& in, const Tensor& gain, float eps) override {
-    cpu_->rmsnorm(out, in, gain, eps);
-  }
-  void matmul(Tensor& out, const Tensor& in, const Tensor& weight, const Tensor* bias) override {
-    cpu_->matmul(out, in, weight, bias);
-  }
-  void rope(Tensor& qkv, const AttentionShape& shape, int position, const Tensor& inv_freq) override {
-    cpu_->rope(qkv, shape, position, inv_freq);
-  }
-  void kv_write(Tensor& k, Tensor& v, const Tensor& qkv, const AttentionShape& shape, int position) override {
-    cpu_->kv_write(k, v, qkv, shape, position);
-  }
-  void attention(Tensor& out, const Tensor& qkv, const Tensor& k, const Tensor& v, const AttentionShape& shape,
-                 int n_positions) override {
-    cpu_->attention(out, qkv, k, v, shape, n_positions);
-  }
-  void silu_mul(Tensor& out, const Tensor& gate_up) override { cpu_->silu_mul(out, gate_up); }
-  void add(Tensor& x, const Tensor& y) override { cpu_->add(x, y); }
-  void argmax(Tensor& tokens, const Tensor& logits, int shards) override { cpu_->argmax(tokens, logits, shards); }
-  EventHandle create_event() override { return cpu_->create_event(); }
-  void destroy_event(EventHandle event) override { cpu_->destroy_event(event); }
-  void record_event(EventHandle event) override { cpu_->record_event(event); }
-  double elapsed_us(EventHandle start, EventHandle end) override { return cpu_->elapsed_us(start, end); }
-  void synchronize() override { cpu_->synchronize(); }
-  StreamHandle stream() override { return cpu_->stream(); }
-
   void capture_begin() override { log_.push_back("capture_begin"); }
   void capture_end() override {
     log_.push_back("capture_end");
@@ -92,7 +48,6 @@ class GraphRecordingBackend final : public Backend {
   int launches() const { return launches_; }
 
  private:
-  std::unique_ptr<Backend> cpu_;
   CallLog& log_;
   bool held_ = false;
   int launches_ = 0;

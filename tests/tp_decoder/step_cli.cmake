@@ -23,6 +23,15 @@ foreach(model tiny-llama tiny-mqa tiny-qwen2)
   endif()
 endforeach()
 
+# As stored on four ranks: t_step_us one column per TP group, t_rank_us one per rank.
+execute_process(COMMAND h5ls -r ${WORK}/step_tiny-llama.h5 RESULT_VARIABLE rc OUTPUT_VARIABLE out TIMEOUT 30)
+foreach(expected "/step/k1/b1_c0/t_step_us +Dataset {2, 4}" "/step/k2/b1_c0/t_step_us +Dataset {2, 2}"
+                 "/step/k4/b1_c0/t_step_us +Dataset {2, 1}" "/step/k2/b1_c0/t_rank_us +Dataset {2, 4}")
+  if(NOT out MATCHES "${expected}")
+    message(FATAL_ERROR "step_tiny-llama.h5: no ${expected}\n${out}")
+  endif()
+endforeach()
+
 execute_process(COMMAND ${MPIEXEC} --oversubscribe -n 4 ${MPI_BENCH} step --model ${CONFIGS}/llama-3.1-8b.json --tp 3
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
 if(rc EQUAL 0)

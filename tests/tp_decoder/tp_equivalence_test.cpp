@@ -153,13 +153,17 @@ TEST(StepOutput, GathersEveryRankAndWritesTheLayout) {
   }
   const StepPointRecord record = gather_step_point(MPI_COMM_WORLD, tp, mine);
   if (rank != 0) return;
-  ASSERT_EQ(record.t_step_us.size(), static_cast<std::size_t>(4 * size));
-  for (int i = 0; i < 4; ++i)
-    for (int r = 0; r < size; ++r) {
-      const int slowest_in_group = (r / tp) * tp + tp - 1;
+  const int groups = size / tp;
+  ASSERT_EQ(record.groups, groups);
+  ASSERT_EQ(record.t_step_us.size(), static_cast<std::size_t>(4 * groups));
+  for (int i = 0; i < 4; ++i) {
+    for (int r = 0; r < size; ++r)
       EXPECT_EQ(record.t_rank_us[static_cast<std::size_t>(i * size + r)], 100.0 + 10 * r + i);
-      EXPECT_EQ(record.t_step_us[static_cast<std::size_t>(i * size + r)], 100.0 + 10 * slowest_in_group + i);
+    for (int g = 0; g < groups; ++g) {
+      const int slowest_in_group = g * tp + tp - 1;
+      EXPECT_EQ(record.t_step_us[static_cast<std::size_t>(i * groups + g)], 100.0 + 10 * slowest_in_group + i);
     }
+  }
   EXPECT_TRUE(record.t_ar_insitu_us.empty());
 
   const std::string path =
@@ -175,15 +179,22 @@ TEST(StepOutput, GathersEveryRankAndWritesTheLayout) {
   H5File file(path, H5Mode::read_only);
   std::vector<std::uint64_t> dims;
   const std::vector<double> t_step = file.read_doubles("/step_nocomm/k" + std::to_string(tp) + "/b3_c17/t_step_us", &dims);
-  EXPECT_EQ(dims, (std::vector<std::uint64_t>{4, static_cast<std::uint64_t>(size)}));
-  // As stored: t_step_us is the maximum of t_rank_us over the column's group.
-  const std::vector<double> t_rank = file.read_doubles("/step_nocomm/k" + std::to_string(tp) + "/b3_c17/t_rank_us");
-  ASSERT_EQ(t_rank.size(), t_step.size());
+  EXPECT_EQ(dims, (std::vector<std::uint64_t>{4, static_cast<std::uint64_t>(groups)}));  // iterations × groups
+  // As stored: t_step_us is, per iteration and group, the maximum of t_rank_us over the group's ranks.
+  std::vector<std::uint64_t> rank_dims;
+  const std::vector<double> t_rank =
+      file.read_doubles("/step_nocomm/k" + std::to_string(tp) + "/b3_c17/t_rank_us", &rank_dims);
+  EXPECT_EQ(rank_dims, (std::vector<std::uint64_t>{4, static_cast<std::uint64_t>(size)}));  // iterations × ranks
+  const std::vector<std::int64_t> tp_group = file.read_integers("/step_nocomm/k" + std::to_string(tp) + "/b3_c17/tp_group");
+  ASSERT_EQ(tp_group.size(), static_cast<std::size_t>(size));
+  ASSERT_EQ(t_rank.size(), static_cast<std::size_t>(4 * size));
+  ASSERT_EQ(t_step.size(), static_cast<std::size_t>(4 * groups));
   for (int i = 0; i < 4; ++i)
-    for (int r = 0; r < size; ++r) {
-      const auto row = t_rank.begin() + static_cast<std::ptrdiff_t>(i) * size;
-      EXPECT_EQ(t_step[static_cast<std::size_t>(i * size + r)],
-                *std::max_element(row + (r / tp) * tp, row + (r / tp + 1) * tp));
+    for (int g = 0; g < groups; ++g) {
+      double slowest = 0;
+      for (int r = 0; r < size; ++r)
+        if (tp_group[static_cast<std::size_t>(r)] == g) slowest = std::max(slowest, t_rank[static_cast<std::size_t>(i * size + r)]);
+      EXPECT_EQ(t_step[static_cast<std::size_t>(i * groups + g)], slowest) << "iteration " << i << " group " << g;
     }
   H5Handle point = file.open_object("/step_nocomm/k" + std::to_string(tp) + "/b3_c17");
   EXPECT_EQ(read_integer_attribute(point.id(), "no_comm"), 1);

@@ -12,20 +12,24 @@ namespace {
 
 constexpr int kH100Sms = 132;
 
+// A cache holding exactly the positions attended (n_ctx = positions).
 AttentionShape shape(int batch, int q_heads, int kv_heads, int head_dim, int n_ctx) {
-  return AttentionShape{batch, q_heads, kv_heads, head_dim, n_ctx, n_ctx};
+  return AttentionShape{batch, q_heads, kv_heads, head_dim, n_ctx};
 }
 
-// Invariants every plan must satisfy, whatever the heuristic chooses.
+AttentionPlan plan_full(const AttentionShape& s, int sm_count) { return plan_attention(s, s.positions, sm_count); }
+
+// Invariants every plan must satisfy, whatever the heuristic chooses (n_ctx = s.positions).
 void expect_valid(const AttentionShape& s, const AttentionPlan& p) {
-  const int group = s.n_q_heads / s.n_kv_heads;
+  const int n_ctx = s.positions;
+  const int group = s.q_heads / s.kv_heads;
   EXPECT_GT(p.chunk, 0);
   EXPECT_EQ(p.chunk % kAttentionChunkQuantum, 0);
-  EXPECT_LT(static_cast<long long>(p.num_splits - 1) * p.chunk, s.n_ctx) << "last split would be empty";
-  EXPECT_GE(static_cast<long long>(p.num_splits) * p.chunk, s.n_ctx) << "positions left uncovered";
+  EXPECT_LT(static_cast<long long>(p.num_splits - 1) * p.chunk, n_ctx) << "last split would be empty";
+  EXPECT_GE(static_cast<long long>(p.num_splits) * p.chunk, n_ctx) << "positions left uncovered";
   EXPECT_EQ(p.smem_bytes, static_cast<std::size_t>(group) * (s.head_dim + p.chunk + 2) * sizeof(float));
   EXPECT_LE(p.smem_bytes, kAttentionSmemBytes);
-  const std::size_t rows = p.num_splits > 1 ? static_cast<std::size_t>(s.batch) * s.n_q_heads * p.num_splits : 0;
+  const std::size_t rows = p.num_splits > 1 ? static_cast<std::size_t>(s.batch) * s.q_heads * p.num_splits : 0;
   EXPECT_EQ(p.partial_stat_floats, rows);
   EXPECT_EQ(p.partial_out_floats, rows * s.head_dim);
 }
@@ -34,7 +38,7 @@ TEST(AttentionPlan, Llama8bBatch1LongContextSplitsToFillTheGpu) {
   // 8 kv heads give 8 blocks; two per SM wants ceil(264 / 8) = 33 splits:
   // ceil(4097 / 33) = 125 positions, rounded up to 128, so 33 chunks.
   const AttentionShape s = shape(1, 32, 8, 128, 4097);
-  const AttentionPlan p = plan_attention(s, kH100Sms);
+  const AttentionPlan p = plan_full(s, kH100Sms);
   expect_valid(s, p);
   EXPECT_EQ(p.chunk, 128);
   EXPECT_EQ(p.num_splits, 33);
@@ -44,7 +48,7 @@ TEST(AttentionPlan, Llama8bBatch1LongContextSplitsToFillTheGpu) {
 TEST(AttentionPlan, LargeBatchSplitsLittle) {
   // 32 x 8 = 256 blocks already: 2 splits of ceil(513 / 2) = 257 -> 288 positions.
   const AttentionShape s = shape(32, 32, 8, 128, 513);
-  const AttentionPlan p = plan_attention(s, kH100Sms);
+  const AttentionPlan p = plan_full(s, kH100Sms);
   expect_valid(s, p);
   EXPECT_EQ(p.chunk, 288);
   EXPECT_EQ(p.num_splits, 2);
@@ -52,7 +56,7 @@ TEST(AttentionPlan, LargeBatchSplitsLittle) {
 
 TEST(AttentionPlan, ShortContextIsOneChunkSizedToFit) {
   const AttentionShape s = shape(1, 32, 8, 128, 10);
-  const AttentionPlan p = plan_attention(s, kH100Sms);
+  const AttentionPlan p = plan_full(s, kH100Sms);
   expect_valid(s, p);
   EXPECT_EQ(p.num_splits, 1);
   EXPECT_EQ(p.chunk, 32);
@@ -62,7 +66,7 @@ TEST(AttentionPlan, ShortContextIsOneChunkSizedToFit) {
 TEST(AttentionPlan, NoChunkBelowTheMinimumWhenTheContextIsShort) {
   // 264 splits wanted, but 1000 positions give chunks of at least 64.
   const AttentionShape s = shape(1, 8, 1, 64, 1000);
-  const AttentionPlan p = plan_attention(s, kH100Sms);
+  const AttentionPlan p = plan_full(s, kH100Sms);
   expect_valid(s, p);
   EXPECT_EQ(p.chunk, kMinAttentionChunk);
   EXPECT_EQ(p.num_splits, 16);
@@ -72,7 +76,7 @@ TEST(AttentionPlan, WideGroupsShrinkTheChunkToFitSharedMemory) {
   // 64 q heads on one kv head (70B at TP-8 has 8): q takes 64 x 128 floats,
   // leaving room for 3968 / 64 = 62 -> 32 positions per chunk.
   const AttentionShape s = shape(1, 64, 1, 128, 131073);
-  const AttentionPlan p = plan_attention(s, kH100Sms);
+  const AttentionPlan p = plan_full(s, kH100Sms);
   expect_valid(s, p);
   EXPECT_EQ(p.chunk, 32);
   EXPECT_EQ(p.num_splits, 4097);
@@ -87,18 +91,18 @@ TEST(AttentionPlan, InvariantsHoldOverAGridOfShapes) {
             const AttentionShape s = shape(batch, kv * group, kv, head_dim, n_ctx);
             SCOPED_TRACE(::testing::Message()
                          << "b" << batch << "_kv" << kv << "_g" << group << "_d" << head_dim << "_c" << n_ctx);
-            expect_valid(s, plan_attention(s, kH100Sms));
+            expect_valid(s, plan_full(s, kH100Sms));
           }
 }
 
 TEST(AttentionPlan, RefusesInvalidShapes) {
-  EXPECT_THROW(plan_attention(shape(1, 12, 8, 128, 100), kH100Sms), Error);  // 8 does not divide 12
-  EXPECT_THROW(plan_attention(shape(1, 8, 8, 127, 100), kH100Sms), Error);   // odd head_dim
-  EXPECT_THROW(plan_attention(shape(1, 8, 8, 258, 100), kH100Sms), Error);   // head_dim above 256
-  EXPECT_THROW(plan_attention(shape(1, 64, 1, 256, 100), kH100Sms), Error);  // q of the group overflows smem
-  EXPECT_THROW(plan_attention(AttentionShape{1, 8, 8, 128, 99, 100}, kH100Sms), Error);  // n_ctx > capacity
-  EXPECT_THROW(plan_attention(shape(1, 8, 8, 128, 0), kH100Sms), Error);
-  EXPECT_THROW(plan_attention(shape(1, 8, 8, 128, 100), 0), Error);
+  EXPECT_THROW(plan_full(shape(1, 12, 8, 128, 100), kH100Sms), Error);  // 8 does not divide 12
+  EXPECT_THROW(plan_full(shape(1, 8, 8, 127, 100), kH100Sms), Error);   // odd head_dim
+  EXPECT_THROW(plan_full(shape(1, 8, 8, 258, 100), kH100Sms), Error);   // head_dim above 256
+  EXPECT_THROW(plan_full(shape(1, 64, 1, 256, 100), kH100Sms), Error);  // q of the group overflows smem
+  EXPECT_THROW(plan_attention(AttentionShape{1, 8, 8, 128, 99}, 100, kH100Sms), Error);  // n_ctx > positions
+  EXPECT_THROW(plan_full(shape(1, 8, 8, 128, 0), kH100Sms), Error);
+  EXPECT_THROW(plan_full(shape(1, 8, 8, 128, 100), 0), Error);
 }
 
 }  // namespace

@@ -108,14 +108,8 @@ class CudaAttentionOps : public TwinBackends, public ::testing::WithParamInterfa
     const AttentionCase& c = GetParam();
     return AttentionShape{c.batch, c.q_heads, c.kv_heads, c.head_dim, c.positions};
   }
-  std::int64_t qkv_cols() const {
-    const AttentionCase& c = GetParam();
-    return std::int64_t(c.q_heads + 2 * c.kv_heads) * c.head_dim;
-  }
-  std::int64_t cache_cols() const {
-    const AttentionCase& c = GetParam();
-    return std::int64_t(c.kv_heads) * c.positions * c.head_dim;
-  }
+  std::int64_t qkv_cols() const { return tpb::qkv_cols(shape()); }
+  std::int64_t cache_cols() const { return tpb::cache_cols(shape()); }
 };
 
 TEST_P(CudaAttentionOps, RopeMatchesCpu) {

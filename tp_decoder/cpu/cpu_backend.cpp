@@ -287,12 +287,6 @@ class CpuBackend final : public Backend {
   void graph_release() noexcept override {}  // nothing is ever captured
 
  private:
-  static std::int64_t qkv_cols(const AttentionShape& s) {
-    return static_cast<std::int64_t>(s.q_heads + 2 * s.kv_heads) * s.head_dim;
-  }
-  static std::int64_t cache_cols(const AttentionShape& s) {
-    return static_cast<std::int64_t>(s.kv_heads) * s.positions * s.head_dim;
-  }
   [[noreturn]] static void no_graphs() {
     throw UsageError("--graph: the cpu backend has no step graphs (CUDA graphs need --backend cuda)");
   }

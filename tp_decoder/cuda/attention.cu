@@ -21,6 +21,7 @@ struct AttentionParams {
   const bf16* k_cache;
   const bf16* v_cache;
   AttentionShape shape;
+  int n_ctx;  // positions attended
   int chunk;
   int num_splits;
   float scale;  // 1/sqrt(head_dim)
@@ -28,12 +29,12 @@ struct AttentionParams {
 };
 
 __host__ __device__ inline std::size_t cache_offset(const AttentionShape& s, int seq, int kv_head, int position) {
-  return ((static_cast<std::size_t>(seq) * s.n_kv_heads + kv_head) * s.capacity + position) * s.head_dim;
+  return ((static_cast<std::size_t>(seq) * s.kv_heads + kv_head) * s.positions + position) * s.head_dim;
 }
 
 __global__ void kv_write_kernel(bf16* k_cache, bf16* v_cache, const bf16* qkv, QkvLayout layout, AttentionShape shape,
                                 int position) {
-  const int per_seq = shape.n_kv_heads * shape.head_dim;
+  const int per_seq = shape.kv_heads * shape.head_dim;
   const int index = blockIdx.x * blockDim.x + threadIdx.x;
   if (index >= per_seq) return;
   const int seq = blockIdx.y;
@@ -55,13 +56,13 @@ __global__ void kv_write_kernel(bf16* k_cache, bf16* v_cache, const bf16* qkv, Q
 // un-normalised sum, max and sum of exponentials go to the workspace for combine.
 __global__ void __launch_bounds__(kAttentionThreads) decode_attention_kernel(AttentionParams p) {
   const AttentionShape& s = p.shape;
-  const int group = s.n_q_heads / s.n_kv_heads;
+  const int group = s.q_heads / s.kv_heads;
   const int half_dim = s.head_dim / 2;
   const int kv_head = blockIdx.x / p.num_splits;
   const int split = blockIdx.x % p.num_splits;
   const int seq = blockIdx.y;
   const int t_begin = split * p.chunk;
-  const int len = min(p.chunk, s.n_ctx - t_begin);  // >= 1 by construction of the plan
+  const int len = min(p.chunk, p.n_ctx - t_begin);  // >= 1 by construction of the plan
   const int first_q_head = kv_head * group;
   const int lane = threadIdx.x % kWarpSize;
   const int warp = threadIdx.x / kWarpSize;
@@ -140,11 +141,11 @@ __global__ void __launch_bounds__(kAttentionThreads) decode_attention_kernel(Att
     const int q_head = first_q_head + g;
     if (p.num_splits == 1) {
       const float inv_sum = 1.0f / row_sum[g];
-      auto* out = reinterpret_cast<__nv_bfloat162*>(p.out + (static_cast<std::size_t>(seq) * s.n_q_heads + q_head) *
+      auto* out = reinterpret_cast<__nv_bfloat162*>(p.out + (static_cast<std::size_t>(seq) * s.q_heads + q_head) *
                                                                 s.head_dim);
       out[pair] = __floats2bfloat162_rn(acc.x * inv_sum, acc.y * inv_sum);
     } else {
-      const std::size_t row = (static_cast<std::size_t>(seq) * s.n_q_heads + q_head) * p.num_splits + split;
+      const std::size_t row = (static_cast<std::size_t>(seq) * s.q_heads + q_head) * p.num_splits + split;
       reinterpret_cast<float2*>(p.workspace.partial_out + row * s.head_dim)[pair] = acc;
       if (pair == 0) {
         p.workspace.partial_max[row] = row_max[g];
@@ -157,7 +158,7 @@ __global__ void __launch_bounds__(kAttentionThreads) decode_attention_kernel(Att
 // One block per (sequence, q head): rescales each split's partial sums to the
 // global max (the flash-decoding merge) and normalises.
 __global__ void combine_kernel(bf16* out, AttentionWorkspace workspace, int num_splits, int head_dim) {
-  const std::size_t row = blockIdx.x;  // seq * n_q_heads + q_head
+  const std::size_t row = blockIdx.x;  // seq * q_heads + q_head
   const float* maxes = workspace.partial_max + row * num_splits;
   const float* sums = workspace.partial_sum + row * num_splits;
   float m = -INFINITY;
@@ -177,8 +178,8 @@ __global__ void combine_kernel(bf16* out, AttentionWorkspace workspace, int num_
 bool aligned(const void* pointer, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(pointer) % bytes == 0; }
 
 void check_layout(const QkvLayout& layout, const AttentionShape& shape) {
-  const int kv_elements = shape.n_kv_heads * shape.head_dim;
-  TPB_CHECK(layout.k_offset >= shape.n_q_heads * shape.head_dim, "attention: k heads overlap the q heads");
+  const int kv_elements = shape.kv_heads * shape.head_dim;
+  TPB_CHECK(layout.k_offset >= shape.q_heads * shape.head_dim, "attention: k heads overlap the q heads");
   TPB_CHECK(layout.v_offset >= layout.k_offset + kv_elements, "attention: v heads overlap the k heads");
   TPB_CHECK(layout.row_stride >= layout.v_offset + kv_elements, "attention: row_stride too small for q, k and v");
 }
@@ -187,26 +188,26 @@ void check_layout(const QkvLayout& layout, const AttentionShape& shape) {
 
 void kv_write(bf16* k_cache, bf16* v_cache, const bf16* qkv, const QkvLayout& layout, const AttentionShape& shape,
               int position, cudaStream_t stream) {
-  TPB_CHECK(shape.batch > 0 && shape.n_kv_heads > 0 && shape.head_dim > 0, "kv_write: empty shape");
-  TPB_CHECK(position >= 0 && position < shape.capacity, "kv_write: position outside the cache");
+  TPB_CHECK(shape.batch > 0 && shape.kv_heads > 0 && shape.head_dim > 0, "kv_write: empty shape");
+  TPB_CHECK(position >= 0 && position < shape.positions, "kv_write: position outside the cache");
   check_layout(layout, shape);
-  const dim3 grid(ceil_div(shape.n_kv_heads * shape.head_dim, kKvWriteThreads), shape.batch);
+  const dim3 grid(ceil_div(shape.kv_heads * shape.head_dim, kKvWriteThreads), shape.batch);
   kv_write_kernel<<<grid, kKvWriteThreads, 0, stream>>>(k_cache, v_cache, qkv, layout, shape, position);
   CUDA_CHECK_LAUNCH();
 }
 
 void decode_attention(bf16* out, const bf16* qkv, const QkvLayout& layout, const bf16* k_cache, const bf16* v_cache,
-                      const AttentionShape& shape, const AttentionPlan& plan, const AttentionWorkspace& workspace,
-                      cudaStream_t stream) {
-  TPB_CHECK(shape.batch > 0 && shape.n_kv_heads > 0 && shape.n_q_heads % shape.n_kv_heads == 0,
-            "decode_attention: n_kv_heads must divide n_q_heads");
+                      const AttentionShape& shape, int n_ctx, const AttentionPlan& plan,
+                      const AttentionWorkspace& workspace, cudaStream_t stream) {
+  TPB_CHECK(shape.batch > 0 && shape.kv_heads > 0 && shape.q_heads % shape.kv_heads == 0,
+            "decode_attention: kv_heads must divide q_heads");
   TPB_CHECK(shape.head_dim > 0 && shape.head_dim % 2 == 0 && shape.head_dim <= kMaxAttentionHeadDim,
             "decode_attention: head_dim must be even and at most kMaxAttentionHeadDim");
-  TPB_CHECK(shape.n_ctx >= 1 && shape.n_ctx <= shape.capacity, "decode_attention: n_ctx outside the cache");
+  TPB_CHECK(n_ctx >= 1 && n_ctx <= shape.positions, "decode_attention: n_ctx outside the cache");
   check_layout(layout, shape);
-  TPB_CHECK(plan.chunk > 0 && plan.num_splits == ceil_div(shape.n_ctx, plan.chunk),
+  TPB_CHECK(plan.chunk > 0 && plan.num_splits == ceil_div(n_ctx, plan.chunk),
             "decode_attention: plan does not match n_ctx");
-  const int group = shape.n_q_heads / shape.n_kv_heads;
+  const int group = shape.q_heads / shape.kv_heads;
   TPB_CHECK(plan.smem_bytes == (static_cast<std::size_t>(group) * (shape.head_dim + plan.chunk + 2)) * sizeof(float) &&
                 plan.smem_bytes <= kAttentionSmemBytes,
             "decode_attention: plan shared memory does not match the shape");
@@ -223,15 +224,16 @@ void decode_attention(bf16* out, const bf16* qkv, const QkvLayout& layout, const
                                k_cache,
                                v_cache,
                                shape,
+                               n_ctx,
                                plan.chunk,
                                plan.num_splits,
                                1.0f / std::sqrt(static_cast<float>(shape.head_dim)),
                                workspace};
-  const dim3 grid(shape.n_kv_heads * plan.num_splits, shape.batch);
+  const dim3 grid(shape.kv_heads * plan.num_splits, shape.batch);
   decode_attention_kernel<<<grid, kAttentionThreads, plan.smem_bytes, stream>>>(params);
   CUDA_CHECK_LAUNCH();
   if (plan.num_splits > 1) {
-    combine_kernel<<<shape.batch * shape.n_q_heads, kCombineThreads, 0, stream>>>(out, workspace, plan.num_splits,
+    combine_kernel<<<shape.batch * shape.q_heads, kCombineThreads, 0, stream>>>(out, workspace, plan.num_splits,
                                                                                   shape.head_dim);
     CUDA_CHECK_LAUNCH();
   }

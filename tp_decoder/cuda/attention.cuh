@@ -4,9 +4,10 @@
 // (sequence, kv head) is split into plan.num_splits chunks handled by separate
 // blocks, whose partial results a combine kernel merges).
 //
-// KV cache layout, one per layer and per k and v: (batch, n_kv_heads, capacity, head_dim) bf16.
-// The new token's q, k, v sit in one row per sequence of the QKV GEMM output:
-// q heads at [0, n_q_heads*head_dim), k heads at k_offset, v heads at v_offset.
+// KV cache layout, one per layer and per k and v: (batch, kv_heads, positions, head_dim) bf16
+// (attention_shape.hpp). The new token's q, k, v sit in one row per sequence of
+// the QKV GEMM output: q heads at [0, q_heads*head_dim), k heads at k_offset, v
+// heads at v_offset.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -21,20 +22,20 @@ struct QkvLayout {
 };
 
 struct AttentionWorkspace {      // device scratch sized by AttentionPlan (may be null when num_splits == 1)
-  float* partial_out = nullptr;  // (batch, n_q_heads, num_splits, head_dim)
-  float* partial_max = nullptr;  // (batch, n_q_heads, num_splits)
-  float* partial_sum = nullptr;  // (batch, n_q_heads, num_splits)
+  float* partial_out = nullptr;  // (batch, q_heads, num_splits, head_dim)
+  float* partial_max = nullptr;  // (batch, q_heads, num_splits)
+  float* partial_sum = nullptr;  // (batch, q_heads, num_splits)
 };
 
 // Copies the new token's k and v heads into position `position` of the caches.
 void kv_write(__nv_bfloat16* k_cache, __nv_bfloat16* v_cache, const __nv_bfloat16* qkv, const QkvLayout& layout,
               const AttentionShape& shape, int position, cudaStream_t stream);
 
-// out: (batch, n_q_heads * head_dim) bf16. Attends q to positions [0, shape.n_ctx)
-// of the caches with scale 1/sqrt(head_dim); q head h reads kv head
-// h / (n_q_heads / n_kv_heads). `plan` must come from plan_attention(shape, ...).
+// out: (batch, q_heads * head_dim) bf16. Attends q to positions [0, n_ctx) of
+// the caches with scale 1/sqrt(head_dim); q head h reads kv head
+// h / (q_heads / kv_heads). `plan` must come from plan_attention(shape, n_ctx, ...).
 void decode_attention(__nv_bfloat16* out, const __nv_bfloat16* qkv, const QkvLayout& layout,
                       const __nv_bfloat16* k_cache, const __nv_bfloat16* v_cache, const AttentionShape& shape,
-                      const AttentionPlan& plan, const AttentionWorkspace& workspace, cudaStream_t stream);
+                      int n_ctx, const AttentionPlan& plan, const AttentionWorkspace& workspace, cudaStream_t stream);
 
 }  // namespace tpb::gpu

@@ -5,16 +5,9 @@
 // arithmetic, unit-tested without a device.
 #include <cstddef>
 
-namespace tpb::gpu {
+#include "tp_decoder/attention_shape.hpp"
 
-struct AttentionShape {
-  int batch = 0;       // sequences
-  int n_q_heads = 0;   // query heads on this rank
-  int n_kv_heads = 0;  // key/value heads on this rank; divides n_q_heads (GQA)
-  int head_dim = 0;    // even, at most kMaxAttentionHeadDim
-  int capacity = 0;    // positions the KV cache holds per (sequence, kv head)
-  int n_ctx = 0;       // positions attended: the history plus the new token, at most capacity
-};
+namespace tpb::gpu {
 
 inline constexpr int kMaxAttentionHeadDim = 256;
 inline constexpr int kAttentionThreads = 256;
@@ -37,9 +30,11 @@ struct AttentionPlan {
   std::size_t partial_stat_floats = 0;  // for each of max and sum
 };
 
+// n_ctx: positions attended (the history plus the new token), from 1 to
+// shape.positions; head_dim even and at most kMaxAttentionHeadDim.
 // sm_count: the device's multiprocessor count; the plan aims at two blocks per SM.
 // Throws tpb::Error when the shape is invalid or one block cannot hold its
 // group's q vectors and a minimal chunk of scores in shared memory.
-AttentionPlan plan_attention(const AttentionShape& shape, int sm_count);
+AttentionPlan plan_attention(const AttentionShape& shape, int n_ctx, int sm_count);
 
 }  // namespace tpb::gpu

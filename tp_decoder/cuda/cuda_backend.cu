@@ -39,18 +39,7 @@ int to_int(std::int64_t value, const char* what) {
   return static_cast<int>(value);
 }
 
-std::int64_t qkv_cols(const AttentionShape& s) {
-  return static_cast<std::int64_t>(s.q_heads + 2 * s.kv_heads) * s.head_dim;
-}
-std::int64_t cache_cols(const AttentionShape& s) {
-  return static_cast<std::int64_t>(s.kv_heads) * s.positions * s.head_dim;
-}
-
-// The backend's attention shape in the kernels' terms; q, k, v are packed in
-// one row per sequence ([q | k | v], see backend.hpp).
-gpu::AttentionShape kernel_shape(const AttentionShape& s, int n_ctx) {
-  return gpu::AttentionShape{s.batch, s.q_heads, s.kv_heads, s.head_dim, s.positions, n_ctx};
-}
+// q, k, v packed in one row per sequence ([q | k | v], attention_shape.hpp).
 gpu::QkvLayout packed_layout(const AttentionShape& s) {
   const int q_cols = s.q_heads * s.head_dim;
   const int kv_cols = s.kv_heads * s.head_dim;
@@ -232,8 +221,7 @@ class CudaBackend final : public Backend {
     expect(qkv, shape.batch, qkv_cols(shape), ElementType::bf16, "kv_write", "qkv");
     expect(k_cache, shape.batch, cache_cols(shape), ElementType::bf16, "kv_write", "k_cache");
     expect(v_cache, shape.batch, cache_cols(shape), ElementType::bf16, "kv_write", "v_cache");
-    gpu::kv_write(as_bf16(k_cache), as_bf16(v_cache), as_bf16(qkv), packed_layout(shape),
-                  kernel_shape(shape, shape.positions), position, stream_);
+    gpu::kv_write(as_bf16(k_cache), as_bf16(v_cache), as_bf16(qkv), packed_layout(shape), shape, position, stream_);
   }
 
   void attention(Tensor& out, const Tensor& qkv, const Tensor& k_cache, const Tensor& v_cache,
@@ -243,16 +231,15 @@ class CudaBackend final : public Backend {
     expect(qkv, shape.batch, qkv_cols(shape), ElementType::bf16, "attention", "qkv");
     expect(k_cache, shape.batch, cache_cols(shape), ElementType::bf16, "attention", "k_cache");
     expect(v_cache, shape.batch, cache_cols(shape), ElementType::bf16, "attention", "v_cache");
-    const gpu::AttentionShape kshape = kernel_shape(shape, n_positions);
-    const gpu::AttentionPlan plan = gpu::plan_attention(kshape, sm_count_);
+    const gpu::AttentionPlan plan = gpu::plan_attention(shape, n_positions, sm_count_);
     gpu::AttentionWorkspace workspace;
     if (plan.num_splits > 1) {
       float* scratch = attention_scratch(plan.partial_out_floats + 2 * plan.partial_stat_floats);
       workspace = gpu::AttentionWorkspace{scratch, scratch + plan.partial_out_floats,
                                           scratch + plan.partial_out_floats + plan.partial_stat_floats};
     }
-    gpu::decode_attention(as_bf16(out), as_bf16(qkv), packed_layout(shape), as_bf16(k_cache), as_bf16(v_cache), kshape,
-                          plan, workspace, stream_);
+    gpu::decode_attention(as_bf16(out), as_bf16(qkv), packed_layout(shape), as_bf16(k_cache), as_bf16(v_cache), shape,
+                          n_positions, plan, workspace, stream_);
   }
 
   void silu_mul(Tensor& out, const Tensor& gate_up) override {

@@ -1,0 +1,82 @@
+#pragma once
+// Typed command-line options, checked as CLI11 reads them. Every rank parses
+// the same argv, so a bad value ends every rank's parse the same way: the
+// parser's UsageError becomes a CLI11 ValidationError carrying the same one
+// line (naming the flag and the value), which main prints as
+// `tpbench: error: ...` with exit 2. The field holds the typed value, and
+// --help shows the command's default as a user would type it.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/error.hpp"
+#include "common/parse.hpp"
+
+namespace tpb {
+
+// How --help shows a typed default.
+inline std::string default_text(const std::vector<int>& values) { return fmt::format("{}", fmt::join(values, ",")); }
+inline std::string default_text(long long value) { return std::to_string(value); }
+inline std::string default_text(int value) { return std::to_string(value); }
+inline std::string default_text(double value) { return fmt::format("{:g}", value); }
+
+// A payload size as typed ("64K") and in bytes: messages quote what the user wrote.
+struct ByteSize {
+  std::uint64_t bytes = 0;
+  std::string text;
+};
+
+// Declares `names` (e.g. "-n,--iters") storing `parse(text)` into `target`;
+// `parse` throws UsageError naming the flag and the value. The last of
+// repeated occurrences wins, as for a plain option.
+template <typename T, typename Parse>
+CLI::Option* add_checked_option(CLI::App& app, const std::string& names, T& target, const std::string& help,
+                                Parse parse) {
+  CLI::Option* option = app.add_option(
+      names,
+      [&target, parse](const CLI::results_t& results) {
+        try {
+          target = parse(results.back());
+        } catch (const UsageError& error) {
+          throw CLI::ValidationError(error.what());
+        }
+        return true;
+      },
+      help);
+  option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  return option;
+}
+
+// The common shapes, each with its default shown in --help.
+inline CLI::Option* add_count_option(CLI::App& app, const std::string& names, const std::string& flag, int& target,
+                                     int min_value, const std::string& help) {
+  return add_checked_option(app, names, target, help,
+                            [flag, min_value](const std::string& text) {
+                              return static_cast<int>(parse_integer(flag, text, min_value));
+                            })
+      ->default_str(default_text(target));
+}
+
+inline CLI::Option* add_int_list_option(CLI::App& app, const std::string& names, const std::string& flag,
+                                        std::vector<int>& target, int min_value, const std::string& help) {
+  CLI::Option* option = add_checked_option(
+      app, names, target, help, [flag, min_value](const std::string& text) { return parse_int_list(flag, text, min_value); });
+  if (!target.empty()) option->default_str(default_text(target));
+  return option;
+}
+
+inline CLI::Option* add_byte_size_option(CLI::App& app, const std::string& names, const std::string& flag,
+                                         ByteSize& target, const std::string& help) {
+  CLI::Option* option = add_checked_option(app, names, target, help, [flag](const std::string& text) {
+    return ByteSize{parse_bytes(flag, text), text};
+  });
+  if (!target.text.empty()) option->default_str(target.text);
+  return option;
+}
+
+}  // namespace tpb

@@ -1,0 +1,58 @@
+#include "mpi_bench/pipeline/decision_stage.hpp"
+
+#include "mpi_bench/pipeline/stages.hpp"
+#include "results/custody.hpp"
+#include "results/decision_file.hpp"
+#include "results/form_standings.hpp"
+#include "results/layout.hpp"
+#include "results/study_file.hpp"
+#include "tp_decoder/model_config.hpp"
+
+namespace tpb {
+namespace {
+
+// The model as published (every layer), from the config text stored in /config.
+ModelConfig full_model(const H5File& file, const std::string& name) {
+  H5Handle config = file.open_object(kConfigGroup);
+  return parse_model_config(read_string_attribute(config.id(), "json"), name);
+}
+
+DecisionDegree degree_inputs(const ModelConfig& full, BackendKind backend, int k, int layers_run, bool measured) {
+  const MemorySetup setup{backend, backend_memory_types(backend), k, false, k > 1};
+  DecisionDegree d;
+  d.k = k;
+  d.measured = measured;
+  d.line = ledger_line(memory_terms(full, setup));
+  // Weight bytes one layer adds to the shard, and the LM head's shard, read
+  // once per step: what the compute term scales by.
+  const double layer_bytes = static_cast<double>(memory_terms(with_layers(full, 2), setup).weights.fixed -
+                                                 memory_terms(with_layers(full, 1), setup).weights.fixed);
+  const double lm_head_bytes = static_cast<double>(full.vocab_size) / k * full.hidden_size *
+                               static_cast<double>(element_size(setup.types.weight));
+  d.layers = layer_scaling(layers_run, full.num_layers, layer_bytes, lm_head_bytes);
+  return d;
+}
+
+}  // namespace
+
+DeploymentDecision decision_stage(H5File& file, const MemoryBudget& budget) {
+  DecisionQuestion q;
+  q.registration = checked_registration(file);
+  q.measured = read_measured_cells(file, q.registration.grid);
+  q.standings = read_form_standings(file, q.registration.grid);
+  q.budget_bytes = budget.bytes;
+  q.budget_source = budget.source;
+  q.reserve_pct = kDecisionReservePct;
+  q.tpot_slo_ms = q.registration.decision.tpot_slo_ms;
+  const ModelConfig full = full_model(file, q.registration.workload.model);
+  const BackendKind backend = parse_backend_kind("study backend", q.registration.workload.backend);
+  const int layers_run = q.registration.workload.layers;
+  for (int k : q.registration.grid.tp) q.degrees.push_back(degree_inputs(full, backend, k, layers_run, true));
+  for (const auto& m : q.registration.modelled_degrees)
+    q.degrees.push_back(degree_inputs(full, backend, m.k, layers_run, false));
+  const DeploymentDecision decision = decide_deployment(q);
+  write_decision(file, decision);
+  return decision;
+}
+
+}  // namespace tpb

@@ -1,0 +1,96 @@
+#include "results/ablation_file.hpp"
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "predictor/sha256.hpp"
+#include "results/layout.hpp"
+#include "results/step_point.hpp"
+
+namespace tpb {
+namespace {
+
+std::string under(std::string_view collective, StepRoot root) {
+  return ablation_root_path(collective) + step_root_path(root);
+}
+std::string prereg_group(std::string_view collective) { return ablation_root_path(collective) + kPreregGroup; }
+std::string prereg_text(std::string_view collective) { return ablation_root_path(collective) + kPreregText; }
+
+}  // namespace
+
+void write_ablation_prereg(H5File& file, std::string_view collective, const PreregRecord& record) {
+  {
+    H5Handle root = file.group(ablation_root_path(collective));
+    write_attribute(root.id(), "collective", std::string(collective));
+  }
+  file.write_strings(prereg_text(collective), {record.text});
+  H5Handle group = file.group(prereg_group(collective));
+  write_attribute(group.id(), "sha256", record.sha256);
+  write_attribute(group.id(), "registered_at", record.registered_at);
+  file.flush();
+}
+
+bool has_ablation(const H5File& file, std::string_view collective) { return file.exists(prereg_text(collective)); }
+
+PreregRecord read_ablation_prereg(const H5File& file, std::string_view collective) {
+  if (!has_ablation(file, collective))
+    throw UsageError(fmt::format("FILE: '{}' holds no {} ablation ({} is missing)", file.path(), collective,
+                                 prereg_text(collective)));
+  PreregRecord record;
+  const auto texts = file.read_strings(prereg_text(collective));
+  TPB_CHECK(texts.size() == 1, fmt::format("{} must hold exactly one text", prereg_text(collective)));
+  record.text = texts.front();
+  H5Handle group = file.open_object(prereg_group(collective));
+  record.sha256 = read_string_attribute(group.id(), "sha256");
+  record.registered_at = read_string_attribute(group.id(), "registered_at");
+  return record;
+}
+
+void write_ablation_measurement_stamp(H5File& file, std::string_view collective, const MeasurementStamp& stamp) {
+  H5Handle group = file.group(under(collective, StepRoot::step));
+  write_attribute(group.id(), "prereg_sha256", stamp.prereg_sha256);
+  write_attribute(group.id(), "measure_started_at", stamp.started_at);
+  file.flush();
+}
+
+MeasurementStamp read_ablation_measurement_stamp(const H5File& file, std::string_view collective) {
+  const std::string path = under(collective, StepRoot::step);
+  if (!file.exists(path))
+    throw UsageError(fmt::format("FILE: '{}' holds no {} ablation steps ({} is missing)", file.path(), collective,
+                                 path));
+  H5Handle group = file.open_object(path);
+  return {read_string_attribute(group.id(), "prereg_sha256"), read_string_attribute(group.id(), "measure_started_at")};
+}
+
+std::vector<MeasuredCell> read_ablation_cells(const H5File& file, std::string_view collective, const Grid& grid) {
+  std::vector<MeasuredCell> cells;
+  for (int k : grid.tp)
+    for (int b : grid.batch)
+      for (int c : grid.context) {
+        const std::string step = ablation_root_path(collective) + step_point_path(StepRoot::step, k, b, c);
+        const std::string nocomm = step_point_path(StepRoot::step_nocomm, k, b, c);
+        cells.push_back({k, b, c, group0_slowest_per_iteration(file, step, step_dataset::t_step_us),
+                         slowest_rank_median(file, nocomm, step_dataset::t_step_us), collective_median_us(file, step),
+                         slowest_rank_median(file, step, step_dataset::t_host_us)});
+      }
+  return cells;
+}
+
+Registration checked_ablation_registration(const H5File& file, std::string_view collective) {
+  const PreregRecord prereg = read_ablation_prereg(file, collective);
+  if (sha256_hex(prereg.text) != prereg.sha256)
+    throw UsageError(fmt::format("FILE: the {} ablation's registration in '{}' does not match its SHA-256 ({}): it "
+                                 "was changed after registration",
+                                 collective, file.path(), prereg.sha256));
+  const MeasurementStamp stamp = read_ablation_measurement_stamp(file, collective);
+  if (stamp.prereg_sha256 != prereg.sha256)
+    throw UsageError(fmt::format("FILE: the {} ablation's steps in '{}' ran under registration {}, not {}",
+                                 collective, file.path(), stamp.prereg_sha256, prereg.sha256));
+  if (!(prereg.registered_at < stamp.started_at))
+    throw UsageError(fmt::format("FILE: the {} ablation in '{}' was registered at {}, not before its steps began "
+                                 "at {}",
+                                 collective, file.path(), prereg.registered_at, stamp.started_at));
+  return parse_registration(prereg.text);
+}
+
+}  // namespace tpb

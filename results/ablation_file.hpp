@@ -1,0 +1,37 @@
+#pragma once
+// The collective ablation's part of a study file, below
+// ablation_root_path(collective) (layout.hpp): its registration, its
+// measurement stamp, and its TP-k cells reduced for the verdict. Writers run
+// on rank 0.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "predictor/registration.hpp"
+#include "predictor/study_evaluation.hpp"
+#include "results/h5_file.hpp"
+#include "results/study_file.hpp"
+
+namespace tpb {
+
+// {root}/prereg: the ablation's registration text, its SHA-256 and timestamp.
+void write_ablation_prereg(H5File& file, std::string_view collective, const PreregRecord& record);
+bool has_ablation(const H5File& file, std::string_view collective);
+PreregRecord read_ablation_prereg(const H5File& file, std::string_view collective);  // UsageError when absent
+
+// {root}/step: the ablation registration's hash and when its TP-k steps began.
+void write_ablation_measurement_stamp(H5File& file, std::string_view collective, const MeasurementStamp& stamp);
+MeasurementStamp read_ablation_measurement_stamp(const H5File& file, std::string_view collective);
+
+// Every cell of the ablation's TP-k steps (the registration's grid). The
+// compute term is the study's own TP-k --no-comm ablation: it runs no
+// collective, so it is the same for every implementation.
+std::vector<MeasuredCell> read_ablation_cells(const H5File& file, std::string_view collective, const Grid& grid);
+
+// The ablation's registration, checked as the verdict checks the study's:
+// UsageError naming what does not hold when its text no longer matches its
+// SHA-256, its steps ran under another registration, or it was written after
+// its steps began.
+Registration checked_ablation_registration(const H5File& file, std::string_view collective);
+
+}  // namespace tpb
