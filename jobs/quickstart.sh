@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Fresh Debian 12 machine -> installed, built, and the default CPU study run:
 # 2 ranks, TP 1 and 2, Llama-3.2-1B shapes (2 of its 16 layers, so it runs in
-# minutes on 2 cores), a grid of batch {1, 8} x context {256}. One mpirun does
+# minutes on 2 cores), a grid of batch {1, 4} x context {256}. One mpirun does
 # calibrate -> register -> measure -> verdict -> report. The measurement runs in
-# at least 10 randomized rounds of 1 warm-up + 4 timed steps per visit (the
-# round is the unit of replication), up to 20 while cells stay open and the
-# 100 s measurement budget allows.
+# at least 10 randomized rounds of 10 visits, each 1 warm-up + 3 timed steps
+# (the round is the unit of replication: a visit's median needs few steps),
+# up to 20 while cells stay open and the 100 s measurement budget allows.
 # Knobs: TPB_OUT (output directory), TPB_BUILD_DIR (build directory).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,6 +19,6 @@ out=${TPB_OUT:-$root/out/quickstart}
 mkdir -p "$out"
 mpirun --oversubscribe -np 2 "$build/mpi_bench/mpi_bench" run \
   --model "$root/tp_decoder/configs/llama-3.2-1b.json" --layers 2 \
-  --tp 1,2 --batch 1,8 --context 256 -w 1 -n 4 --sweep-iters 20 --rounds 10:20 --time-budget 100 \
+  --tp 1,2 --batch 1,4 --context 256 -w 1 -n 3 --sweep-iters 20 --rounds 10:20 --time-budget 100 \
   -o "$out" --overwrite
 echo "report: $out/report.md"

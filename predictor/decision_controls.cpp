@@ -17,6 +17,12 @@ bool aa_control_holds(const std::vector<std::vector<double>>& aa_paired_errors, 
   });
 }
 
+bool aa_control_formed(const std::vector<std::vector<double>>& aa_paired_errors, double alpha) {
+  return std::all_of(aa_paired_errors.begin(), aa_paired_errors.end(), [&](const std::vector<double>& errors) {
+    return median_order_statistic_interval(errors, alpha).formed;
+  });
+}
+
 PowerCheck power_check(const std::vector<std::vector<double>>& measured_us, const DecisionRule& rule, double alpha) {
   TPB_CHECK(measured_us.size() >= 2 && !measured_us.front().empty(),
             fmt::format("power check of {} round(s): it needs two", measured_us.size()));

@@ -16,6 +16,9 @@ namespace tpb {
 // `aa_paired_errors` holds one series per A/A cell (ideal and replay at k = 1).
 bool aa_control_holds(const std::vector<std::vector<double>>& aa_paired_errors, const DecisionRule& rule,
                       double alpha);
+// True when every A/A cell has enough rounds for its interval at `alpha`:
+// before that the control has not failed, it has not been run far enough.
+bool aa_control_formed(const std::vector<std::vector<double>>& aa_paired_errors, double alpha);
 
 struct PowerCheck {
   IntervalDecision over;   // prediction = measured × (1 + 2K)
@@ -37,7 +40,7 @@ struct PowerCheck {
 PowerCheck power_check(const std::vector<std::vector<double>>& measured_us, const DecisionRule& rule, double alpha);
 
 // Per round, the same-node control's spread across ranks, (max − min) /
-// median × 100, of TP-1 run on each rank alone; `rank_times_us` is rounds ×
+// median × 100, of TP-1 run on every rank at once; `rank_times_us` is rounds ×
 // ranks (≥ 2 ranks). Returns the order-statistic interval of its median.
 RoundInterval same_node_spread_interval(const std::vector<std::vector<double>>& rank_times_us, double alpha);
 

@@ -100,7 +100,10 @@ RoundsEvaluation evaluate_rounds(const Registration& r, const RoundsDesign& desi
     if (p.k == 1 && (p.form->name == "ideal" || p.form->name == "replay") && p.evidence.applicable)
       aa.push_back(p.evidence.errors.paired_pct);
   controls.aa_run = !aa.empty();
-  if (controls.aa_run) controls.aa_holds = aa_control_holds(aa, rule, out.alpha);
+  if (controls.aa_run) {
+    controls.aa_holds = aa_control_holds(aa, rule, out.alpha);
+    controls.aa_formed = aa_control_formed(aa, out.alpha);
+  }
 
   // Negative: no_speedup at k > 1, and the power check at every k.
   for (const Pending& p : pending)
@@ -119,13 +122,13 @@ RoundsEvaluation evaluate_rounds(const Registration& r, const RoundsDesign& desi
     if (!powered) controls.unpowered_k.push_back(k);
   }
 
-  // Same-node: the widest TP-1-alone spread across the grid cells.
+  // Same-node: the widest spread of TP-1 across the ranks over the grid cells.
   for (int b : r.grid.batch)
     for (int c : r.grid.context) {
       std::vector<std::vector<double>> ranks;
       for (const RoundObservation& round : rounds) {
-        const auto found = round.alone_rank_us.find(GridCell{b, c});
-        if (found != round.alone_rank_us.end() && found->second.size() >= 2) ranks.push_back(found->second);
+        const auto found = round.same_node_rank_us.find(GridCell{b, c});
+        if (found != round.same_node_rank_us.end() && found->second.size() >= 2) ranks.push_back(found->second);
       }
       if (ranks.size() != rounds.size()) continue;
       const RoundInterval spread = same_node_spread_interval(ranks, out.alpha);

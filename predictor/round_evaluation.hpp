@@ -28,7 +28,8 @@ struct RoundObservation {
   std::map<DegreeCell, double> replay_us;   // anchor t_replay(k): shard replay, rank 0
   std::map<DegreeCell, double> host_us;     // anchor t_host(k): the replay's host issue time, rank 0
   std::map<GridCell, double> compute1_us;   // anchor t_compute(1): TP-1 --no-comm
-  std::map<GridCell, std::vector<double>> alone_rank_us;  // same-node control: each rank's TP-1 alone
+  // Same-node control: each rank's own TP-1 step, every rank running it at once.
+  std::map<GridCell, std::vector<double>> same_node_rank_us;
 };
 
 struct FormKVerdict {
@@ -40,6 +41,7 @@ struct FormKVerdict {
 struct RoundsControls {
   bool aa_run = false;           // k = 1 is in the grid
   bool aa_holds = true;          // ideal and replay at k = 1 HOLD on their paired errors
+  bool aa_formed = true;         // every A/A interval has enough rounds to be formed
   bool same_node_run = false;    // the same-node control was measured (≥ 2 ranks)
   RoundInterval same_node_spread_pct;  // the widest cell's spread interval
   bool rank_imbalance = false;

@@ -72,7 +72,6 @@ std::string round_condition_path(RoundKind kind, int k, int batch, int context) 
     case RoundKind::step: return fmt::format("{}/step/k{}/b{}_c{}", kRoundsGroup, k, batch, context);
     case RoundKind::step_nocomm: return fmt::format("{}/step_nocomm/k{}/b{}_c{}", kRoundsGroup, k, batch, context);
     case RoundKind::replay: return fmt::format("{}/replay/k{}/b{}_c{}", kRoundsGroup, k, batch, context);
-    case RoundKind::control_alone: return fmt::format("{}/control_alone/b{}_c{}", kRoundsGroup, batch, context);
   }
   return kRoundsGroup;
 }
@@ -101,7 +100,7 @@ bool schema_names(const std::string& path, bool is_group) {
       R"(^/(meta|config|study|prereg|membw|d2d|control|control/(concurrent|alone)|control/(concurrent|alone)/b[0-9]+_c[0-9]+)"
       R"(|(step|step_nocomm|step_graph|step_graph_nocomm|replay)(/k[0-9]+(/b[0-9]+_c[0-9]+(/phase)?)?)?)"
       R"(|(sweep|sweep_allgather)(/k[0-9]+)?|verdict(/[a-z_]+(/k[0-9]+)?)?)"
-      R"(|rounds(/visits|/(step|step_nocomm|replay)(/k[0-9]+(/b[0-9]+_c[0-9]+)?)?|/control_alone(/b[0-9]+_c[0-9]+)?)?)"
+      R"(|rounds(/visits|/(step|step_nocomm|replay)(/k[0-9]+(/b[0-9]+_c[0-9]+)?)?)?)"
       R"(|kv(/blocks(/b[0-9]+)?|/tp(/k[0-9]+)?)?|decision(/k[0-9]+(/b[0-9]+_c[0-9]+)?|/slo(/c[0-9]+)?)?)$)");
   static const std::regex datasets(
       R"(^/(prereg/predictions_json|membw/read_GBps|d2d/copy_GBps)"
@@ -114,7 +113,7 @@ bool schema_names(const std::string& path, bool is_group) {
       R"(|verdict/[a-z_]+/k[0-9]+/(batch|context|predicted_t_step_us|measured_t_step_us|measured_ci_low_us)"
       R"(|measured_ci_high_us|signed_error_pct|localizing_term))"
       R"(|rounds/order|rounds/visits/(condition|round|execution_index|start_unix_us|duration_us|steal_pct|load_avg_1m))"
-      R"(|rounds/((step|step_nocomm|replay)/k[0-9]+|control_alone)/b[0-9]+_c[0-9]+/(t_step_us|t_host_us))"
+      R"(|rounds/(step|step_nocomm|replay)/k[0-9]+/b[0-9]+_c[0-9]+/(t_step_us|t_host_us))"
       R"(|kv/(lengths|contexts|block_tokens)|kv/tp/k[0-9]+/admissible_sequences)"
       R"(|kv/blocks/b[0-9]+/(tokens|payload_bytes|allocated_bytes|tail_waste_bytes|table_entries))"
       R"(|decision/k[0-9]+/(contexts|max_batch))$)");

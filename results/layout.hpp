@@ -90,12 +90,12 @@ std::string kv_degree_path(int k);
 //                           rounds, stop_reason
 //   /rounds/order           (rounds × conditions) condition index visited at each position
 //   /rounds/visits/{visit_dataset}  (visits) one entry per visit, in execution order
-//   {round condition}/t_step_us  (rounds × iterations × ranks) every world rank's t_step
-//   {round condition}/t_host_us  (rounds × iterations × ranks) replays only
+//   {round condition}/t_step_us  (rounds × iterations × ranks) every world rank's own step time
+//   {round condition}/t_host_us  (rounds × iterations × 1) rank 0, where the condition is a replay anchor
 inline constexpr const char* kRoundsGroup = "/rounds";
 inline constexpr const char* kRoundsOrder = "/rounds/order";
-enum class RoundKind { step, step_nocomm, replay, control_alone };
-// /rounds/{step|step_nocomm|replay}/k{K}/b{B}_c{C}, /rounds/control_alone/b{B}_c{C}
+enum class RoundKind { step, step_nocomm, replay };
+// /rounds/{step|step_nocomm|replay}/k{K}/b{B}_c{C}
 std::string round_condition_path(RoundKind kind, int k, int batch, int context);
 namespace visit_dataset {
 inline constexpr const char* condition = "condition";              // index into /rounds conditions

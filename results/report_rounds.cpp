@@ -45,7 +45,10 @@ std::string controls_table(const RoundsEvaluation& e, const RoundsDesign& d) {
   std::string s = "### Controls (they gate every verdict below)\n\n| control | result | consequence when it fails |\n"
                   "|---|---|---|\n";
   s += fmt::format("| positive: A/A at k = 1 (`ideal`, `replay`) | {} | every cell INCONCLUSIVE (noise floor) |\n",
-                   !c.aa_run ? "not run (k = 1 not in the grid)" : c.aa_holds ? "HOLDS" : "**FAILED**");
+                   !c.aa_run     ? "not run (k = 1 not in the grid)"
+                   : c.aa_holds  ? "HOLDS"
+                   : c.aa_formed ? "**FAILED**"
+                                 : "not formed (too few rounds)");
   for (const auto& [k, power] : c.power) {
     s += fmt::format("| power at k = {}: measured × (1 ± 2K) | {} / {} | no HOLDS at k = {} (underpowered) |\n", k,
                      to_string(power.over.outcome), to_string(power.under.outcome), k);
@@ -53,7 +56,7 @@ std::string controls_table(const RoundsEvaluation& e, const RoundsDesign& d) {
       s += fmt::format("| negative: `no_speedup` at k = {} | {} | no HOLDS at k = {} (underpowered) |\n", k,
                        to_string(c.no_speedup.at(k)), k);
   }
-  s += fmt::format("| same-node: TP-1 alone, spread across ranks | {} | k > 1 cells INCONCLUSIVE (rank imbalance) "
+  s += fmt::format("| same-node: TP-1 on every rank at once, spread across ranks | {} | k > 1 cells INCONCLUSIVE (rank imbalance) "
                    "when the upper bound exceeds K/2 = {:.1f} % |\n",
                    !c.same_node_run ? "not run (one rank)"
                                     : fmt::format("{:.1f} % {}{}", c.same_node_spread_pct.estimate,

@@ -50,21 +50,25 @@ std::string condition_path(const RoundCondition& c) { return round_condition_pat
 
 }  // namespace
 
-std::vector<RoundCondition> round_conditions(const Grid& grid, bool same_node) {
+std::vector<RoundCondition> round_conditions(const Grid& grid) {
   std::vector<RoundCondition> out;
   for (int k : grid.tp)
     for (int b : grid.batch)
       for (int c : grid.context) {
         out.push_back({RoundKind::step, k, b, c});
-        if (k > 1) out.push_back({RoundKind::step_nocomm, k, b, c});
-        out.push_back({RoundKind::replay, k, b, c});
+        if (k > 1) {
+          out.push_back({RoundKind::step_nocomm, k, b, c});
+          out.push_back({RoundKind::replay, k, b, c});
+        }
       }
+  // Anchors of k = 1 also when the grid studies only k > 1.
   for (int b : grid.batch)
-    for (int c : grid.context) {
-      out.push_back({RoundKind::step_nocomm, 1, b, c});
-      if (same_node) out.push_back({RoundKind::control_alone, 1, b, c});
-    }
+    for (int c : grid.context) out.push_back({RoundKind::step_nocomm, 1, b, c});
   return out;
+}
+
+bool is_replay_anchor(const RoundCondition& c) {
+  return c.kind == RoundKind::replay || (c.kind == RoundKind::step_nocomm && c.k == 1);
 }
 
 std::string round_condition_name(const RoundCondition& condition) { return condition_path(condition); }
@@ -103,7 +107,7 @@ void write_round_records(H5File& file, const RoundRecords& r) {
     const std::vector<std::uint64_t> dims{rounds, static_cast<std::uint64_t>(r.iterations),
                                           static_cast<std::uint64_t>(r.columns[i])};
     file.write_dataset(path + "/t_step_us", r.t_step_us[i], dims);
-    if (r.conditions[i].kind == RoundKind::replay)
+    if (is_replay_anchor(r.conditions[i]))
       file.write_dataset(path + "/t_host_us", r.t_host_us[i], {rounds, static_cast<std::uint64_t>(r.iterations), 1});
   }
 }
@@ -136,17 +140,19 @@ std::vector<RoundObservation> round_observations(const RoundRecords& r) {
       switch (c.kind) {
         case RoundKind::step:
           o.step_us[cell] = slowest_median(r.t_step_us[i], rr, r.iterations, columns, std::min(c.k, columns));
+          if (c.k == 1 && columns >= 2)
+            o.same_node_rank_us[GridCell{c.batch, c.context}] =
+                per_column_medians(r.t_step_us[i], rr, r.iterations, columns);
           break;
         case RoundKind::step_nocomm:
-          if (c.k == 1) o.compute1_us[GridCell{c.batch, c.context}] = slowest_median(r.t_step_us[i], rr, r.iterations, columns, 1);
+          if (c.k == 1)
+            o.compute1_us[GridCell{c.batch, c.context}] = slowest_median(r.t_step_us[i], rr, r.iterations, columns, 1);
           break;
-        case RoundKind::replay:
-          o.replay_us[cell] = slowest_median(r.t_step_us[i], rr, r.iterations, columns, 1);
-          o.host_us[cell] = slowest_median(r.t_host_us[i], rr, r.iterations, 1, 1);
-          break;
-        case RoundKind::control_alone:
-          o.alone_rank_us[GridCell{c.batch, c.context}] = per_column_medians(r.t_step_us[i], rr, r.iterations, columns);
-          break;
+        case RoundKind::replay: break;
+      }
+      if (is_replay_anchor(c)) {
+        o.replay_us[cell] = slowest_median(r.t_step_us[i], rr, r.iterations, columns, 1);
+        o.host_us[cell] = slowest_median(r.t_host_us[i], rr, r.iterations, 1, 1);
       }
     }
   }
@@ -158,15 +164,12 @@ std::vector<RoundObservation> read_round_observations(const H5File& file, const 
     throw UsageError(fmt::format("FILE: '{}' holds no measurement rounds (/rounds)", file.path()));
   const std::vector<std::string> names = read_round_condition_names(file);
   RoundRecords r;
-  for (bool same_node : {true, false}) {
-    r.conditions = round_conditions(grid, same_node);
-    std::vector<std::string> expected;
-    for (const auto& c : r.conditions) expected.push_back(condition_path(c));
-    if (expected == names) break;
-    if (!same_node)
-      throw UsageError(fmt::format("FILE: /rounds in '{}' does not hold the conditions of the registered grid",
-                                   file.path()));
-  }
+  r.conditions = round_conditions(grid);
+  std::vector<std::string> expected;
+  for (const auto& c : r.conditions) expected.push_back(condition_path(c));
+  if (expected != names)
+    throw UsageError(
+        fmt::format("FILE: /rounds in '{}' does not hold the conditions of the registered grid", file.path()));
   r.order = read_round_order(file);
   for (const auto& c : r.conditions) {
     std::vector<std::uint64_t> dims;
@@ -176,7 +179,7 @@ std::vector<RoundObservation> read_round_observations(const H5File& file, const 
       throw UsageError(fmt::format("FILE: {}/t_step_us is not rounds × iterations × ranks", path));
     r.iterations = static_cast<int>(dims[1]);
     r.columns.push_back(static_cast<int>(dims[2]));
-    r.t_host_us.push_back(c.kind == RoundKind::replay ? file.read_doubles(path + "/t_host_us") : std::vector<double>{});
+    r.t_host_us.push_back(is_replay_anchor(c) ? file.read_doubles(path + "/t_host_us") : std::vector<double>{});
   }
   return round_observations(r);
 }

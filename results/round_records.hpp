@@ -22,10 +22,17 @@ struct RoundCondition {
 };
 
 // Every condition a round visits, in condition index order: for each (k, b, c)
-// the TP-k step, its --no-comm ablation (k > 1; at k = 1 it is the anchor
-// below) and the shard replay anchor; for each (b, c) the TP-1 --no-comm
-// anchor and, with `same_node`, TP-1 on each rank alone.
-std::vector<RoundCondition> round_conditions(const Grid& grid, bool same_node);
+// the TP-k step, its --no-comm ablation and, for k > 1, the shard replay
+// anchor. TP-1 --no-comm is both the anchor t_compute(1) and the replay anchor
+// of k = 1: a TP-1 shard is the whole model, so replaying it on every rank is
+// the same computation, and measuring it twice would only cost time. The
+// same-node control is TP-1 itself: every rank runs it at once, each in its
+// own group, so the spread of its ranks is read from the TP-1 step.
+std::vector<RoundCondition> round_conditions(const Grid& grid);
+
+// Whether the condition keeps rank 0's host issue time (t_host_us): the
+// replay anchors, k = 1's being TP-1 --no-comm.
+bool is_replay_anchor(const RoundCondition& condition);
 std::string round_condition_name(const RoundCondition& condition);  // its /rounds path
 
 struct VisitRecord {
@@ -47,7 +54,7 @@ struct RoundRecords {
   int iterations = 0;
   // Per condition, rounds × iterations × columns (row-major) and its column count.
   std::vector<std::vector<double>> t_step_us;
-  std::vector<std::vector<double>> t_host_us;  // replays only (column: rank 0)
+  std::vector<std::vector<double>> t_host_us;  // replay anchors only (column: rank 0)
   std::vector<int> columns;
   std::string stop_reason;
 };
@@ -63,7 +70,7 @@ std::vector<std::string> read_round_condition_names(const H5File& file);
 
 // Each finished round reduced: per condition, the median over iterations of
 // the slowest rank of group 0 (TP-k steps: ranks 0..k−1; anchors: rank 0),
-// and per rank the median of TP-1 alone. UsageError when /rounds does not
+// and per rank the median of its own TP-1 step (the same-node control). UsageError when /rounds does not
 // hold the conditions of `grid`.
 std::vector<RoundObservation> read_round_observations(const H5File& file, const Grid& grid);
 

@@ -36,7 +36,8 @@ void write_round_verdicts(H5File& file, const RoundsEvaluation& e) {
   write_attribute(root.id(), "rounds", std::int64_t{e.rounds});
   write_attribute(root.id(), "judged_cells", std::int64_t{e.judged_cells});
   write_attribute(root.id(), "alpha", e.alpha);
-  write_attribute(root.id(), "control_aa", std::string(!c.aa_run ? "NOT_RUN" : c.aa_holds ? "HOLDS" : "FAILED"));
+  write_attribute(root.id(), "control_aa",
+                  std::string(!c.aa_run ? "NOT_RUN" : c.aa_holds ? "HOLDS" : c.aa_formed ? "FAILED" : "NOT_FORMED"));
   write_attribute(root.id(), "control_same_node",
                   std::string(!c.same_node_run ? "NOT_RUN" : c.rank_imbalance ? "RANK_IMBALANCE" : "BALANCED"));
   if (c.same_node_run) {

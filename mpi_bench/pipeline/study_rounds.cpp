@@ -24,52 +24,61 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-struct VisitResult {
-  GatheredPoint point;          // steps and replays (rank 0)
-  std::vector<double> alone;    // same-node control: iterations × ranks (rank 0)
-};
-
-VisitResult run_visit(StudyRuntime& rt, const RoundCondition& c, std::map<int, std::unique_ptr<Communicator>>& groups,
-                      const StepOptions& options) {
+GatheredPoint run_visit(StudyRuntime& rt, const RoundCondition& c,
+                        std::map<int, std::unique_ptr<Communicator>>& groups, const StepOptions& options) {
   StepOptions no_comm = options;
   no_comm.no_comm = true;
   const StepPoint point{c.k, c.batch, c.context};
-  VisitResult out;
   switch (c.kind) {
-    case RoundKind::step: out.point = run_point_everywhere(rt, groups.at(c.k).get(), point, options); break;
-    case RoundKind::step_nocomm: out.point = run_point_everywhere(rt, groups.at(c.k).get(), point, no_comm); break;
-    case RoundKind::replay: out.point = run_point_everywhere(rt, nullptr, point, options); break;
-    case RoundKind::control_alone: out.alone = run_point_each_rank_alone(rt, *groups.at(1), point, options); break;
+    case RoundKind::step: return run_point_everywhere(rt, groups.at(c.k).get(), point, options);
+    case RoundKind::step_nocomm: return run_point_everywhere(rt, groups.at(c.k).get(), point, no_comm);
+    case RoundKind::replay: break;
   }
-  return out;
+  return run_point_everywhere(rt, nullptr, point, options);
+}
+
+std::vector<std::uint64_t> iterations_by_ranks(int iters, int ranks) {
+  return {static_cast<std::uint64_t>(iters), static_cast<std::uint64_t>(ranks)};
 }
 
 // The first round's TP-k points also go where single-pass readers look
-// (/step, /step_nocomm k > 1, /control): the anchors' points there are
-// calibration's, sealed, and are never rewritten.
-void write_first_round_point(ResultsFile& file, const RoundCondition& c, const VisitResult& visit, int iters,
+// (/step, /step_nocomm k > 1, /control/concurrent): the anchors' points there
+// are calibration's, sealed, and are never rewritten.
+void write_first_round_point(ResultsFile& file, const RoundCondition& c, const GatheredPoint& point, int iters,
                              int ranks) {
-  const std::vector<std::uint64_t> dims{static_cast<std::uint64_t>(iters), static_cast<std::uint64_t>(ranks)};
   if (c.kind == RoundKind::step) {
-    write_gathered_point(file, visit.point);
-    if (c.k == 1)
+    write_gathered_point(file, point);
+    if (c.k == 1 && ranks >= 2)
       file.h5().write_dataset(control_t_step_path(ControlMode::concurrent, c.batch, c.context),
-                              visit.point.all_ranks_t_rank_us, dims);
+                              point.all_ranks_t_rank_us, iterations_by_ranks(iters, ranks));
   } else if (c.kind == RoundKind::step_nocomm && c.k > 1) {
-    write_gathered_point(file, visit.point);
-  } else if (c.kind == RoundKind::control_alone) {
-    file.h5().write_dataset(control_t_step_path(ControlMode::alone, c.batch, c.context), visit.alone, dims);
+    write_gathered_point(file, point);
   }
 }
 
-void append_samples(RoundRecords& records, std::size_t index, const VisitResult& visit, int ranks) {
+void append_samples(RoundRecords& records, std::size_t index, const GatheredPoint& point, int ranks) {
   const RoundCondition& c = records.conditions[index];
-  const std::vector<double>& t_step = c.kind == RoundKind::control_alone ? visit.alone : visit.point.all_ranks_t_rank_us;
-  records.t_step_us[index].insert(records.t_step_us[index].end(), t_step.begin(), t_step.end());
+  records.t_step_us[index].insert(records.t_step_us[index].end(), point.all_ranks_t_rank_us.begin(),
+                                  point.all_ranks_t_rank_us.end());
   records.columns[index] = ranks;
-  if (c.kind == RoundKind::replay)
-    records.t_host_us[index].insert(records.t_host_us[index].end(), visit.point.group0.t_host_us.begin(),
-                                    visit.point.group0.t_host_us.end());
+  if (is_replay_anchor(c))
+    records.t_host_us[index].insert(records.t_host_us[index].end(), point.group0.t_host_us.begin(),
+                                    point.group0.t_host_us.end());
+}
+
+// TP-1 on each rank alone, once before the rounds, into /control/alone: beside
+// the rounds' TP-1 on every rank at once, it tells device variance from
+// contention between ranks. Descriptive: the decision's same-node gate reads
+// the rounds.
+void measure_ranks_alone(StudyRuntime& rt, ResultsFile* file, Communicator& own_group, const StepOptions& options) {
+  for (int b : rt.declaration.grid.batch)
+    for (int c : rt.declaration.grid.context) {
+      study_progress(rt, fmt::format("measure: same-node control, TP-1 on each rank alone b={} c={}", b, c));
+      const std::vector<double> alone = run_point_each_rank_alone(rt, own_group, {1, b, c}, options);
+      if (file)
+        file->h5().write_dataset(control_t_step_path(ControlMode::alone, b, c), alone,
+                                 iterations_by_ranks(options.iters, rt.ranks.size));
+    }
 }
 
 // Rank 0 at the end of a round: whether to stop, and why.
@@ -116,7 +125,7 @@ void run_study_rounds(StudyRuntime& rt, ResultsFile* file, const Registration* r
   MPI_CHECK(MPI_Bcast(&max_rounds, 1, MPI_INT, 0, MPI_COMM_WORLD));
 
   const int ranks = rt.ranks.size;
-  const std::vector<RoundCondition> conditions = round_conditions(d.grid, ranks >= 2);
+  const std::vector<RoundCondition> conditions = round_conditions(d.grid);
   const std::vector<std::vector<std::size_t>> orders = round_visit_orders(conditions.size(), max_rounds, seed);
   std::map<int, std::unique_ptr<Communicator>> groups;
   groups[1] = split_into_tp_groups(*rt.world, 1);
@@ -134,6 +143,7 @@ void run_study_rounds(StudyRuntime& rt, ResultsFile* file, const Registration* r
   records.t_host_us.resize(conditions.size());
   records.columns.assign(conditions.size(), ranks);
 
+  if (ranks >= 2) measure_ranks_alone(rt, file, *groups.at(1), options);
   const Clock::time_point start = Clock::now();
   int execution_index = 0;
   for (int round = 0; round < max_rounds; ++round) {
@@ -145,7 +155,7 @@ void run_study_rounds(StudyRuntime& rt, ResultsFile* file, const Registration* r
       const CpuTimes before = read_cpu_times();
       const double start_us = unix_time_us();
       const Clock::time_point visit_start = Clock::now();
-      const VisitResult visit = run_visit(rt, c, groups, options);
+      const GatheredPoint visit = run_visit(rt, c, groups, options);
       if (file) {
         const double duration_us = seconds_since(visit_start) * 1e6;
         append_samples(records, index, visit, ranks);

@@ -1,8 +1,9 @@
 #pragma once
 // The measurement of a study, in randomized interleaved rounds. Every round
 // visits each condition of round_conditions() once (TP-k cells, their
-// --no-comm ablation, the anchors t_compute(1) and t_replay(k), the
-// same-node control), in an order drawn by Fisher–Yates from the sealed seed.
+// --no-comm ablation, the anchors t_compute(1) and t_replay(k); TP-1 is also
+// the same-node control), in an order drawn by Fisher–Yates from the sealed
+// seed. TP-1 on each rank alone runs once before the first round.
 // Cells are judged at the sealed checkpoints only; the study stops at the
 // first checkpoint where every cell is decided, at the sealed maximum, or at
 // the last checkpoint the time budget allows.

@@ -54,7 +54,10 @@ std::string rounds_summary(const RoundsEvaluation& e) {
   std::string text = fmt::format("# rounds {}, judged cells {}, alpha per interval {:.2g}\n", e.rounds,
                                  e.judged_cells, e.alpha);
   text += fmt::format("# control A/A (k=1 ideal, replay): {}\n",
-                      !c.aa_run ? "not run" : c.aa_holds ? "HOLDS" : "FAILED (noise floor)");
+                      !c.aa_run      ? "not run"
+                      : c.aa_holds   ? "HOLDS"
+                      : c.aa_formed  ? "FAILED (noise floor)"
+                                     : "interval not formed yet (too few rounds)");
   for (const auto& [k, power] : c.power)
     text += fmt::format("# control power k={}: x(1+2K) {}, x(1-2K) {}{}\n", k, to_string(power.over.outcome),
                         to_string(power.under.outcome),

@@ -287,15 +287,15 @@ TEST_F(Pipeline, RoundsStoreTheSealedOrderAndEveryVisit) {
   ASSERT_TRUE(r.design.has_value());
   EXPECT_EQ(r.design->order_seed, 20240u);
   EXPECT_EQ(r.design->rule.checkpoints, (std::vector<int>{4, 6}));
-  const auto conditions = round_conditions(r.grid, true);
-  ASSERT_EQ(conditions.size(), 14u);  // k1: step, replay; k2: step, --no-comm, replay; TP-1 --no-comm, alone
+  const auto conditions = round_conditions(r.grid);
+  ASSERT_EQ(conditions.size(), 10u);  // per batch: TP-1 step; TP-2 step, --no-comm, replay; TP-1 --no-comm
   const auto order = read_round_order(file);
   ASSERT_TRUE(order.size() == 4 || order.size() == 6) << order.size();  // stops only at a checkpoint
   const auto drawn = round_visit_orders(conditions.size(), static_cast<int>(order.size()), 20240);
   EXPECT_EQ(order, drawn);
-  // Seed 20240, 14 conditions: drawn by an independent Python transcription
+  // Seed 20240, 10 conditions: drawn by an independent Python transcription
   // of SplitMix64 + Fisher–Yates (the one behind visit_order_test's golden).
-  const std::vector<std::size_t> golden_first_round = {0, 13, 10, 11, 12, 6, 4, 8, 2, 9, 5, 1, 3, 7};
+  const std::vector<std::size_t> golden_first_round = {4, 6, 8, 2, 9, 3, 0, 5, 1, 7};
   EXPECT_EQ(order.front(), golden_first_round);
   const auto visit_condition = file.read_integers(visit_dataset_path(visit_dataset::condition));
   const auto execution = file.read_integers(visit_dataset_path(visit_dataset::execution_index));

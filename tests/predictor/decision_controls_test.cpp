@@ -35,6 +35,16 @@ TEST(AaControl, HoldsOnlyWhenEveryAaCellHolds) {
   EXPECT_THROW(aa_control_holds({}, rule, 0.05), Error);
 }
 
+// Two rounds cannot bound a median at 95 %: the A/A control is then not
+// formed (too few rounds), which the study reports apart from a failure.
+TEST(AaControl, TooFewRoundsIsNotFormedRatherThanFailed) {
+  const std::vector<double> quiet = {1, 2, 3, 2, 1, 3, 2, 1, 2, 3};
+  const std::vector<double> two_rounds = {1, 2};
+  EXPECT_TRUE(aa_control_formed({quiet, quiet}, 0.05));
+  EXPECT_FALSE(aa_control_formed({quiet, two_rounds}, 0.05));
+  EXPECT_FALSE(aa_control_holds({quiet, two_rounds}, DecisionRule{}, 0.05));
+}
+
 // Share of 200 seeds of 16 rounds × 2 cells whose power check passes at the
 // α of 10 cells × 3 checkpoints.
 double power_pass_rate(double spread) {

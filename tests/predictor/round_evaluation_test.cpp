@@ -64,7 +64,7 @@ std::vector<RoundObservation> simulate(const Registration& r, int rounds, double
       o.host_us[{in.k, cell.batch, cell.context}] = measure(in.t_host_us);
       if (in.k == 1) {
         o.compute1_us[{cell.batch, cell.context}] = measure(in.t_compute1_us);
-        o.alone_rank_us[{cell.batch, cell.context}] = {measure(in.t_compute1_us), measure(in.t_compute1_us)};
+        o.same_node_rank_us[{cell.batch, cell.context}] = {measure(in.t_compute1_us), measure(in.t_compute1_us)};
       }
     }
     out.push_back(std::move(o));
