@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "results/decision_file.hpp"
@@ -139,10 +140,16 @@ TEST(FormStandings, ReadsTheUpperBoundWhereTheVerdictStatesIt) {
     H5Handle replay = file.group(verdict_group_path("replay", 2));  // a verdict that judged only a MAPE
     write_attribute(replay.id(), "verdict", std::string("HOLDS"));
     write_attribute(replay.id(), "mape_pct", 1.0);
+    H5Handle host = file.group(verdict_group_path("host_floor", 2));  // judged nowhere: NaN bound
+    write_attribute(host.id(), "verdict", std::string("NOT_APPLICABLE"));
+    write_attribute(host.id(), "error_ci_high_pct", std::nan(""));
   }
   H5File file(path, H5Mode::read_only);
-  const auto standings = read_form_standings(file, Grid{{1, 2}, {1}, {8}});
-  ASSERT_EQ(standings.size(), 2u);
+  auto standings = read_form_standings(file, Grid{{1, 2}, {1}, {8}});
+  ASSERT_EQ(standings.size(), 3u);
+  EXPECT_EQ(standings[1].form, "host_floor");
+  EXPECT_FALSE(standings[1].error_ci_high_pct);
+  standings.erase(standings.begin() + 1);
   EXPECT_EQ(standings[0].form, "ideal");
   EXPECT_EQ(standings[0].error_ci_high_pct, 7.5);
   EXPECT_EQ(standings[1].form, "replay");
