@@ -23,6 +23,7 @@
 #include "collectives/sweep_harness.hpp"
 #include "collectives/tp_sweep.hpp"
 #include "common/cuda_info.hpp"
+#include "whole_numbers.hpp"
 
 namespace tpb {
 namespace {
@@ -39,16 +40,8 @@ bool every_rank_sees_a_device() {
   return all == 1;
 }
 
-float whole_input(int rank, std::size_t index, int call) {
-  return static_cast<float>((index * 7 + static_cast<std::size_t>(rank) * 100 + static_cast<std::size_t>(call) * 13) %
-                            251);
-}
-
-float whole_sum(int ranks, std::size_t index, int call) {
-  float sum = 0.0f;
-  for (int r = 0; r < ranks; ++r) sum += whole_input(r, index, call);
-  return sum;
-}
+using test::whole_input;
+using test::whole_sum;
 
 class OneshotGpu : public ::testing::Test {
  protected:

@@ -17,6 +17,7 @@
 #include "collectives/mpi_communicator.hpp"
 #include "collectives/oneshot_communicator.hpp"
 #include "common/error.hpp"
+#include "whole_numbers.hpp"
 
 namespace tpb {
 namespace {
@@ -28,18 +29,8 @@ const std::vector<std::size_t> kOddCounts = {1,   3,   5,   7,   9,    15,   17,
 // 64 bytes: 16 floats per exchange, so that 4099 elements take 257 chunks.
 constexpr std::size_t kTinyCapacity = 64;
 
-// Whole numbers that differ by rank, index and call; their sums stay far
-// below 2^24, so every float sum is exact in any order.
-float whole_input(int rank, std::size_t index, int call) {
-  return static_cast<float>((index * 7 + static_cast<std::size_t>(rank) * 1000 + static_cast<std::size_t>(call) * 13) %
-                            4093);
-}
-
-float whole_sum(int ranks, std::size_t index, int call) {
-  float sum = 0.0f;
-  for (int r = 0; r < ranks; ++r) sum += whole_input(r, index, call);
-  return sum;
-}
+using test::whole_input;
+using test::whole_sum;
 
 struct Case {
   std::size_t capacity;
