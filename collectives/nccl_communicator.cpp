@@ -66,8 +66,6 @@ class NcclCommunicator final : public DeviceMemoryCommunicator {
     // Not checked: a destructor must not throw.
     if (nccl_ != nullptr) ncclCommDestroy(nccl_);
   }
-  NcclCommunicator(const NcclCommunicator&) = delete;
-  NcclCommunicator& operator=(const NcclCommunicator&) = delete;
 
   std::string backend_name() const override { return "nccl"; }
 

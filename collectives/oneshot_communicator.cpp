@@ -41,9 +41,6 @@ class OneshotCommunicator final : public HostMemoryCommunicator {
  public:
   OneshotCommunicator(MPI_Comm parent, std::size_t capacity_bytes)
       : HostMemoryCommunicator(parent), capacity_bytes_(capacity_bytes) {}
-  ~OneshotCommunicator() override = default;  // the exchange frees its window (collective) before the group goes
-  OneshotCommunicator(const OneshotCommunicator&) = delete;
-  OneshotCommunicator& operator=(const OneshotCommunicator&) = delete;
 
   std::string backend_name() const override { return "oneshot"; }
 
@@ -98,7 +95,7 @@ class OneshotCommunicator final : public HostMemoryCommunicator {
   }
 
   std::size_t capacity_bytes_;
-  std::unique_ptr<SharedExchange> exchange_;
+  std::unique_ptr<SharedExchange> exchange_;  // frees its window (collective) before the group's MPI communicator goes
 };
 
 }  // namespace
