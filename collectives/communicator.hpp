@@ -1,11 +1,13 @@
 #pragma once
 // The communicator interface: the only way the decoder and the sweeps talk to
-// peers. Two implementations: MPI (host buffers) and NCCL (device buffers).
-// Backends never call MPI or NCCL directly.
+// peers. Implementations: MPI (host buffers), NCCL (device buffers) and the
+// one-shot, on host buffers (CPU) or device buffers (CUDA IPC); the factory
+// (communicator_factory.hpp) picks one. Backends never call MPI or NCCL directly.
 #include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace tpb {
 
@@ -15,6 +17,7 @@ std::string to_string(DataType type);
 DataType parse_datatype(const std::string& text);  // "float"/"f32", "bf16", "half"/"f16"; UsageError otherwise
 
 enum class MemoryKind { host, device };
+std::string_view to_string(MemoryKind memory);  // "host" or "device"
 
 // cudaStream_t for NCCL, ignored (nullptr) for MPI. Kept opaque so that this
 // header compiles without CUDA.
@@ -32,7 +35,7 @@ class Communicator {
  public:
   virtual ~Communicator() = default;
 
-  virtual std::string backend_name() const = 0;  // "mpi" or "nccl"
+  virtual std::string backend_name() const = 0;  // "mpi", "nccl" or "oneshot", as --collective spells it
   virtual int rank() const = 0;
   virtual int size() const = 0;
   virtual MemoryKind memory_kind() const = 0;  // where all_reduce buffers must live

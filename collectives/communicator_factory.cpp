@@ -7,9 +7,30 @@
 #include "common/error.hpp"
 #ifdef TPB_HAVE_CUDA
 #include "collectives/nccl_communicator.hpp"
+#include "collectives/oneshot_cuda_communicator.hpp"
 #endif
 
 namespace tpb {
+namespace {
+
+// UsageError unless a communicator of `kind` works on `memory`.
+void require_memory(CollectiveKind kind, MemoryKind memory, MemoryKind works_on) {
+  if (memory != works_on)
+    throw UsageError(fmt::format("--collective {}: works on {} memory, and the data lives in {} memory (use {})",
+                                 to_string(kind), to_string(works_on), to_string(memory),
+                                 memory == MemoryKind::host ? "mpi or oneshot" : "nccl or oneshot"));
+}
+
+}  // namespace
+
+MemoryKind collective_memory(CollectiveKind kind, BackendKind backend) {
+  switch (kind) {
+    case CollectiveKind::mpi: return MemoryKind::host;
+    case CollectiveKind::nccl: return MemoryKind::device;
+    case CollectiveKind::oneshot: break;
+  }
+  return backend == BackendKind::cuda ? MemoryKind::device : MemoryKind::host;
+}
 
 void require_built(CollectiveKind kind, std::string_view flag) {
 #ifndef TPB_HAVE_CUDA
@@ -20,19 +41,32 @@ void require_built(CollectiveKind kind, std::string_view flag) {
 #endif
 }
 
-std::unique_ptr<Communicator> make_communicator(CollectiveKind kind, MPI_Comm comm) {
+std::unique_ptr<Communicator> make_communicator(CollectiveKind kind, MemoryKind memory, MPI_Comm comm) {
   require_built(kind);
   switch (kind) {
-    case CollectiveKind::mpi: return make_mpi_communicator(comm);
-    case CollectiveKind::oneshot: return make_oneshot_communicator(comm);
+    case CollectiveKind::mpi:
+      require_memory(kind, memory, MemoryKind::host);
+      return make_mpi_communicator(comm);
     case CollectiveKind::nccl:
+      require_memory(kind, memory, MemoryKind::device);
 #ifdef TPB_HAVE_CUDA
       return make_nccl_communicator(comm);
 #else
       break;
 #endif
+    case CollectiveKind::oneshot:
+      if (memory == MemoryKind::host) return make_oneshot_communicator(comm);
+#ifdef TPB_HAVE_CUDA
+      return make_oneshot_cuda_communicator(comm);
+#else
+      throw UsageError("--collective oneshot: device memory needs CUDA IPC, and this build has no CUDA support");
+#endif
   }
   throw UsageError("--collective: unknown communicator");
+}
+
+std::unique_ptr<Communicator> make_communicator(CollectiveKind kind, MPI_Comm comm) {
+  return make_communicator(kind, collective_memory(kind, BackendKind::cpu), comm);
 }
 
 std::unique_ptr<Communicator> make_communicator(const std::string& name, MPI_Comm comm) {

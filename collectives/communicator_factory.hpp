@@ -1,6 +1,6 @@
 #pragma once
-// Communicators chosen at run time by backend name, and the tensor-parallel
-// groups a launch is split into.
+// Communicators chosen at run time by kind and by the memory the data lives
+// in, and the tensor-parallel groups a launch is split into.
 #include <mpi.h>
 
 #include <memory>
@@ -12,9 +12,20 @@
 
 namespace tpb {
 
-// The communicator of `kind`; collective over `comm`. UsageError for nccl in a
-// build without CUDA/NCCL, and for oneshot (host memory) on ranks spanning
-// nodes, at its first collective call. The caller selects each rank's GPU first.
+// The memory a communicator of `kind` works on for the data of `backend`:
+// host memory for mpi, device memory for nccl, and the backend's own for
+// oneshot, which has both (host for cpu, device for cuda).
+MemoryKind collective_memory(CollectiveKind kind, BackendKind backend);
+
+// The one place that picks an implementation: the communicator of `kind` for
+// data in `memory`. mpi works on host memory, nccl on device memory; oneshot
+// is an MPI-3 shared window on host memory and CUDA IPC on device memory.
+// Collective over `comm`; the caller selects each rank's GPU first.
+// UsageError when `kind` does not work on `memory`, when this build has no
+// CUDA for nccl or device memory, and, at the first collective call, for
+// oneshot on ranks spanning nodes.
+std::unique_ptr<Communicator> make_communicator(CollectiveKind kind, MemoryKind memory, MPI_Comm comm);
+// The same for the data of the cpu backend: oneshot on host memory.
 std::unique_ptr<Communicator> make_communicator(CollectiveKind kind, MPI_Comm comm);
 // The same by name as --collective spells it; UsageError for an unknown name.
 std::unique_ptr<Communicator> make_communicator(const std::string& name, MPI_Comm comm);

@@ -4,12 +4,14 @@
 // copies, so each of them only says how it communicates.
 #include <cstddef>
 
-#include "collectives/communicator.hpp"
+#include "collectives/mpi_group.hpp"
 
 namespace tpb {
 
-class HostMemoryCommunicator : public Communicator {
+class HostMemoryCommunicator : public MpiGroupCommunicator {
  public:
+  using MpiGroupCommunicator::MpiGroupCommunicator;
+  MemoryKind memory_kind() const final { return MemoryKind::host; }
   void* allocate(std::size_t bytes) override;
   void release(void* buffer) override;
   void copy_from_host(void* dst, const void* src, std::size_t bytes, StreamHandle stream) override;

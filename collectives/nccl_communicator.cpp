@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "collectives/device_memory_communicator.hpp"
 #include "collectives/mpi_check.hpp"
-#include "collectives/mpi_communicator.hpp"
 #include "collectives/stream_wait.hpp"
 #include "common/cuda_check.hpp"
 
@@ -54,31 +54,20 @@ class CudaGraphWork final : public ReplayableWork {
   cudaGraphExec_t exec_ = nullptr;
 };
 
-class NcclCommunicator final : public Communicator, public MpiBacked {
+class NcclCommunicator final : public DeviceMemoryCommunicator {
  public:
-  explicit NcclCommunicator(MPI_Comm parent) {
-    MPI_CHECK(MPI_Comm_dup(parent, &comm_));
-    MPI_CHECK(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
-    MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
-    MPI_CHECK(MPI_Comm_size(comm_, &size_));
+  explicit NcclCommunicator(MPI_Comm parent) : DeviceMemoryCommunicator(parent) {
     ncclUniqueId id{};
-    if (rank_ == 0) NCCL_CHECK(ncclGetUniqueId(&id));
-    MPI_CHECK(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, comm_));
-    NCCL_CHECK(ncclCommInitRank(&nccl_, size_, id, rank_));
+    if (rank() == 0) NCCL_CHECK(ncclGetUniqueId(&id));
+    MPI_CHECK(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, mpi_comm()));
+    NCCL_CHECK(ncclCommInitRank(&nccl_, size(), id, rank()));
   }
   ~NcclCommunicator() override {
-    // Not checked: a destructor must not throw, and MPI may be finalizing.
+    // Not checked: a destructor must not throw.
     if (nccl_ != nullptr) ncclCommDestroy(nccl_);
-    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
   }
-  NcclCommunicator(const NcclCommunicator&) = delete;
-  NcclCommunicator& operator=(const NcclCommunicator&) = delete;
 
   std::string backend_name() const override { return "nccl"; }
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
-  MemoryKind memory_kind() const override { return MemoryKind::device; }
-  MPI_Comm mpi_comm() const override { return comm_; }
 
   void all_reduce(const void* send, void* recv, std::size_t count, DataType type, StreamHandle stream) override {
     require_alive();
@@ -90,7 +79,6 @@ class NcclCommunicator final : public Communicator, public MpiBacked {
     NCCL_CHECK(ncclAllGather(send, recv, count_per_rank, to_nccl(type), nccl_, cuda_stream(stream)));
   }
 
-  void barrier() override { MPI_CHECK(MPI_Barrier(comm_)); }
   void synchronize(StreamHandle stream) override {
     const cudaStream_t waited = cuda_stream(stream);
     wait_watching_async_errors(
@@ -115,38 +103,9 @@ class NcclCommunicator final : public Communicator, public MpiBacked {
   }
 
   std::unique_ptr<Communicator> split(int color, int key) override {
-    MPI_Comm child = MPI_COMM_NULL;
-    MPI_CHECK(MPI_Comm_split(comm_, color, key, &child));
-    auto result = std::make_unique<NcclCommunicator>(child);
-    MPI_CHECK(MPI_Comm_free(&child));
-    return result;
+    return std::make_unique<NcclCommunicator>(split_group(color, key).get());
   }
 
-  void* allocate(std::size_t bytes) override {
-    void* buffer = nullptr;
-    CUDA_CHECK(cudaMalloc(&buffer, bytes > 0 ? bytes : 1));
-    return buffer;
-  }
-  void release(void* buffer) override { CUDA_CHECK(cudaFree(buffer)); }
-  // On the work stream, then waited for: a synchronous cudaMemcpy from pageable
-  // memory runs on the legacy stream, which a non-blocking work stream does not
-  // wait for, and may return before the copy has landed.
-  void copy_from_host(void* dst, const void* src, std::size_t bytes, StreamHandle stream) override {
-    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, cuda_stream(stream)));
-    synchronize(stream);
-  }
-  void copy_to_host(void* dst, const void* src, std::size_t bytes, StreamHandle stream) override {
-    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, cuda_stream(stream)));
-    synchronize(stream);
-  }
-
-  StreamHandle create_stream() override {
-    cudaStream_t stream = nullptr;
-    // Non-blocking: the legacy default stream can neither overlap nor be captured.
-    CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    return stream;
-  }
-  void destroy_stream(StreamHandle stream) override { CUDA_CHECK(cudaStreamDestroy(cuda_stream(stream))); }
   std::unique_ptr<ReplayableWork> capture(StreamHandle stream, const std::function<void()>& issue) override {
     TPB_CHECK(stream != nullptr, "CUDA graph capture needs a stream from create_stream()");
     return std::make_unique<CudaGraphWork>(cuda_stream(stream), issue);
@@ -157,10 +116,7 @@ class NcclCommunicator final : public Communicator, public MpiBacked {
     TPB_CHECK(nccl_ != nullptr, "NCCL communicator used after it was aborted on an asynchronous error");
   }
 
-  MPI_Comm comm_ = MPI_COMM_NULL;
   ncclComm_t nccl_ = nullptr;
-  int rank_ = 0;
-  int size_ = 1;
 };
 
 }  // namespace

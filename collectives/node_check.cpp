@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "collectives/mpi_check.hpp"
+#include "collectives/mpi_group.hpp"
 
 namespace tpb {
 
@@ -28,15 +29,8 @@ void require_tp_groups_on_one_node(MPI_Comm world, const std::vector<int>& tp_de
   int rank = 0;
   MPI_CHECK(MPI_Comm_rank(world, &rank));
   for (int k : tp_degrees) {
-    MPI_Comm group = MPI_COMM_NULL;
-    MPI_CHECK(MPI_Comm_split(world, rank / k, rank, &group));
-    try {
-      require_one_node(group, fmt::format("{} at TP-{}", who, k));
-    } catch (...) {
-      MPI_Comm_free(&group);
-      throw;
-    }
-    MPI_CHECK(MPI_Comm_free(&group));
+    const ScopedMpiComm group = ScopedMpiComm::split(world, rank / k, rank);
+    require_one_node(group.get(), fmt::format("{} at TP-{}", who, k));
   }
 }
 

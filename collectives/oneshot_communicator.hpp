@@ -11,13 +11,9 @@
 #include <memory>
 
 #include "collectives/communicator.hpp"
+#include "collectives/oneshot_chunks.hpp"
 
 namespace tpb {
-
-// Bytes one rank can contribute to one synchronization; larger payloads are
-// cut into chunks of this size, one epoch each. Each rank's segment holds two
-// slots of this size (consecutive calls alternate between them).
-inline constexpr std::size_t kDefaultOneshotCapacityBytes = std::size_t{8} << 20;
 
 // Collective over `comm`. UsageError when the capacity is not a positive
 // multiple of 64 bytes. The shared buffer is mapped by the first all-reduce or

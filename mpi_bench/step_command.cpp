@@ -77,6 +77,11 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
     if (o.graph && plan.backend != BackendKind::cuda)
       throw UsageError(fmt::format("--graph: needs --backend cuda (the {} backend has no step graphs)",
                                    to_string(plan.backend)));
+    // A captured one-shot call would replay its epoch: peers would take a stale
+    // slot for the new payload.
+    if (o.graph && plan.collective == CollectiveKind::oneshot && !o.no_comm)
+      throw UsageError("--graph: the oneshot collective cannot be replayed from a CUDA graph (each call carries its "
+                       "epoch); use --collective nccl or --no-comm");
     if (o.check && o.no_comm)
       throw UsageError("--check: cannot compare with TP-1 under --no-comm (its numerics are wrong by design)");
     ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.backend == BackendKind::cuda);
@@ -110,7 +115,10 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
     membw_GBps = median(bandwidth.read_GBps);
   }
 
-  const std::unique_ptr<Communicator> world = make_communicator(plan.collective, MPI_COMM_WORLD);
+  // On the backend's memory: --collective oneshot is the CUDA IPC one on the
+  // cuda backend and the shared-window one on the cpu backend.
+  const std::unique_ptr<Communicator> world =
+      make_communicator(plan.collective, backend->memory_kind(), MPI_COMM_WORLD);
   if (ranks.is_root()) {
     fmt::print("# tpbench {} step: {} ({} layers of {}), backend {}, collective {}, {} ranks\n", TPB_TOOL_VERSION,
                plan.config.name, plan.config.num_layers, plan.config.num_layers_in_file, to_string(plan.backend),

@@ -62,6 +62,7 @@ struct SweepCommandOptions {
 struct SweepPlan {
   SweepOptions sweep;
   CollectiveKind collective = CollectiveKind::mpi;
+  MemoryKind memory = MemoryKind::host;  // where the swept buffers live (device: each rank binds a GPU)
   std::vector<int> tp_degrees;
   std::vector<const CollectiveSpec*> specs;
   std::size_t min_bytes = 0, max_bytes = 0, step_factor = 0, step_bytes = 0;
@@ -124,12 +125,16 @@ SweepPlan parse_plan(const SweepCommandOptions& o, int world_size) {
   const std::optional<CollectiveKind>& named = o.backend ? o.backend : o.collective;
   plan.collective = named.value_or(default_collective_kind(default_backend_kind()));
   require_built(plan.collective, flag);
-  // The host-memory communicators sum float only and have no CUDA graphs.
-  const bool host_collective = plan.collective == CollectiveKind::mpi || plan.collective == CollectiveKind::oneshot;
-  if (host_collective && plan.sweep.type != DataType::f32)
-    throw UsageError(fmt::format("-d/--datatype: '{}' needs {} nccl (the {} communicator sums float only)",
+  // The buffers live in device memory when the collective works there: nccl
+  // always, oneshot (CUDA IPC) when this build has CUDA and a GPU is visible.
+  plan.memory = collective_memory(plan.collective, default_backend_kind());
+  // The host-memory communicators sum float only; only NCCL calls can be
+  // captured in a CUDA graph (a one-shot call carries its epoch).
+  if (plan.memory == MemoryKind::host && plan.sweep.type != DataType::f32)
+    throw UsageError(fmt::format("-d/--datatype: '{}' needs {} nccl (the {} communicator on host memory sums float "
+                                 "only)",
                                  o.datatype, flag, to_string(plan.collective)));
-  if (host_collective && plan.sweep.graph_calls > 0)
+  if (plan.collective != CollectiveKind::nccl && plan.sweep.graph_calls > 0)
     throw UsageError(fmt::format("-G/--cudagraph: {} needs {} nccl (CUDA graphs)", o.graph_calls, flag));
 
   plan.tp_degrees = o.tp.empty() ? tp_degrees_for(world_size) : o.tp;
@@ -204,8 +209,8 @@ std::string glibc_tunables() {
 }
 
 void print_header(const SweepPlan& plan, const RankContext& ranks) {
-  fmt::print("# tpbench {} sweep: {} ranks, collective {}, TP degrees {}\n", TPB_TOOL_VERSION, ranks.size,
-             to_string(plan.collective),
+  fmt::print("# tpbench {} sweep: {} ranks, collective {} on {} memory, TP degrees {}\n", TPB_TOOL_VERSION,
+             ranks.size, to_string(plan.collective), to_string(plan.memory),
              fmt::join(plan.tp_degrees, ","));
   fmt::print("#  minBytes {} maxBytes {} step: {} warmup iters: {} iters: {} check iters: {} datatype: {} "
              "cudagraph: {} blocking: {}\n",
@@ -246,7 +251,7 @@ int run_sweep(const SweepCommandOptions& options, const Invocation& invocation) 
   RankContext ranks;
   validate_collectively(MPI_COMM_WORLD, [&] {
     plan = parse_plan(options, world_size);
-    ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.collective == CollectiveKind::nccl);
+    ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.memory == MemoryKind::device);
     if (plan.collective == CollectiveKind::oneshot)
       require_tp_groups_on_one_node(MPI_COMM_WORLD, plan.tp_degrees, "--collective oneshot");
   });
@@ -261,7 +266,7 @@ int run_sweep(const SweepCommandOptions& options, const Invocation& invocation) 
         throw UsageError(fmt::format("--csv/--json: cannot write '{}'", path));
   });
 
-  const std::unique_ptr<Communicator> world = make_communicator(plan.collective, MPI_COMM_WORLD);
+  const std::unique_ptr<Communicator> world = make_communicator(plan.collective, plan.memory, MPI_COMM_WORLD);
   ProgressDisplay progress(ranks.is_root());
   plan.sweep.on_point = [&](const SweepProgress& p) {
     report_progress("sweep", fmt::format("{} k={} bytes={}", *p.operation, p.group_size, p.bytes));  // -T watchdog
@@ -335,7 +340,7 @@ void add_sweep_command(CLI::App& root, CommandList& commands) {
         add_count_option(app, "-n,--iters", "-n/--iters", o.iters, 1, "Timed samples per size, each kept");
         add_count_option(app, "-c,--check", "-c/--check", o.check_iters, 0,
                          "Verified calls per size (outside the timed loop)");
-        app.add_option("-d,--datatype", o.datatype, "float, bf16 or half (bf16/half: NCCL only)")
+        app.add_option("-d,--datatype", o.datatype, "float, bf16 or half (bf16/half: device memory only)")
             ->capture_default_str();
         add_count_option(app, "-G,--cudagraph", "-G/--cudagraph", o.graph_calls, 0,
                          "Capture N calls in a CUDA graph, one replay per sample (NCCL)");
@@ -354,7 +359,8 @@ void add_sweep_command(CLI::App& root, CommandList& commands) {
         add_count_option(app, "--batch-calls", "--batch-calls", o.batch_calls, 1,
                          "Back-to-back calls per sample with --timing batch");
         add_checked_option(app, "--collective", o.collective,
-                           "mpi, nccl or oneshot (default: nccl when a GPU is visible, else mpi)",
+                           "mpi, nccl or oneshot (default: nccl when a GPU is visible, else mpi); oneshot works "
+                           "on device memory (CUDA IPC) when a GPU is visible, else on host memory",
                            [](const std::string& text) { return parse_collective_kind("--collective", text); });
         add_checked_option(app, "--backend", o.backend, "",
                            [](const std::string& text) { return parse_collective_kind("--backend", text); })

@@ -179,8 +179,7 @@ StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfi
     if (group->memory_kind() != backend.memory_kind())
       throw UsageError(fmt::format("--backend {}: the {} communicator works on {} memory, the backend on {}",
                                    backend.name(), group->backend_name(),
-                                   group->memory_kind() == MemoryKind::host ? "host" : "device",
-                                   backend.memory_kind() == MemoryKind::host ? "host" : "device"));
+                                   to_string(group->memory_kind()), to_string(backend.memory_kind())));
   }
   const ShardPlan plan = make_shard_plan(config, point.tp, group ? group->rank() : 0);
   std::optional<DecoderWeights> own_weights;

@@ -14,6 +14,7 @@
 #include "collectives/mpi_communicator.hpp"
 #include "collectives/sweep_harness.hpp"
 #include "common/error.hpp"
+#include "delegating_communicator.hpp"
 
 namespace tpb {
 namespace {
@@ -60,39 +61,20 @@ INSTANTIATE_TEST_SUITE_P(Communicators, BatchTiming, ::testing::Values("mpi", "o
 // it gets the last computed result back: the fault of a reused slot or a flag
 // released too early. Checking one call on freshly filled inputs cannot see
 // it when the previous call had the same inputs; the batch check must.
-class StaleCommunicator final : public Communicator, public MpiBacked {
+class StaleCommunicator final : public test::DelegatingCommunicator {
  public:
-  explicit StaleCommunicator(std::unique_ptr<Communicator> inner) : inner_(std::move(inner)) {}
-  MPI_Comm mpi_comm() const override { return mpi_comm_of(*inner_); }
+  using DelegatingCommunicator::DelegatingCommunicator;
   std::string backend_name() const override { return "stale"; }
-  int rank() const override { return inner_->rank(); }
-  int size() const override { return inner_->size(); }
-  MemoryKind memory_kind() const override { return MemoryKind::host; }
   void all_reduce(const void* send, void* recv, std::size_t count, DataType type, StreamHandle s) override {
     if (count == last_.size()) {
       std::memcpy(recv, last_.data(), count * sizeof(float));
       return;
     }
-    inner_->all_reduce(send, recv, count, type, s);
+    DelegatingCommunicator::all_reduce(send, recv, count, type, s);
     last_.assign(static_cast<const float*>(recv), static_cast<const float*>(recv) + count);
-  }
-  void all_gather(const void* send, void* recv, std::size_t count, DataType type, StreamHandle s) override {
-    inner_->all_gather(send, recv, count, type, s);
-  }
-  void barrier() override { inner_->barrier(); }
-  void synchronize(StreamHandle s) override { inner_->synchronize(s); }
-  std::unique_ptr<Communicator> split(int color, int key) override { return inner_->split(color, key); }
-  void* allocate(std::size_t bytes) override { return inner_->allocate(bytes); }
-  void release(void* buffer) override { inner_->release(buffer); }
-  void copy_from_host(void* d, const void* s, std::size_t b, StreamHandle st) override {
-    inner_->copy_from_host(d, s, b, st);
-  }
-  void copy_to_host(void* d, const void* s, std::size_t b, StreamHandle st) override {
-    inner_->copy_to_host(d, s, b, st);
   }
 
  private:
-  std::unique_ptr<Communicator> inner_;
   std::vector<float> last_;
 };
 

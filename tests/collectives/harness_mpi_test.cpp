@@ -13,9 +13,12 @@
 #include "collectives/sweep_harness.hpp"
 #include "collectives/tp_sweep.hpp"
 #include "common/error.hpp"
+#include "delegating_communicator.hpp"
 
 namespace tpb {
 namespace {
+
+using test::DelegatingCommunicator;
 
 // Odd element counts: not multiples of any SIMD width or of the rank count.
 SweepOptions odd_size_options(int k) {
@@ -57,37 +60,6 @@ TEST_P(HarnessOnGroups, EveryPlacementIsCorrectAtOddSizesForEveryGroupSize) {
 
 INSTANTIATE_TEST_SUITE_P(Collectives, HarnessOnGroups, ::testing::Values(&all_reduce_spec(), &all_gather_spec()),
                          [](const auto& param_info) { return param_info.param->name; });
-
-// Forwards every call to an MPI communicator; a test decorator overrides only
-// what it changes.
-class DelegatingCommunicator : public Communicator, public MpiBacked {
- public:
-  explicit DelegatingCommunicator(std::unique_ptr<Communicator> inner) : inner_(std::move(inner)) {}
-  MPI_Comm mpi_comm() const override { return mpi_comm_of(*inner_); }
-  int rank() const override { return inner_->rank(); }
-  int size() const override { return inner_->size(); }
-  MemoryKind memory_kind() const override { return MemoryKind::host; }
-  void all_reduce(const void* send, void* recv, std::size_t count, DataType type, StreamHandle s) override {
-    inner_->all_reduce(send, recv, count, type, s);
-  }
-  void all_gather(const void* send, void* recv, std::size_t count, DataType type, StreamHandle s) override {
-    inner_->all_gather(send, recv, count, type, s);
-  }
-  void barrier() override { inner_->barrier(); }
-  void synchronize(StreamHandle s) override { inner_->synchronize(s); }
-  std::unique_ptr<Communicator> split(int color, int key) override { return inner_->split(color, key); }
-  void* allocate(std::size_t bytes) override { return inner_->allocate(bytes); }
-  void release(void* buffer) override { inner_->release(buffer); }
-  void copy_from_host(void* d, const void* s, std::size_t b, StreamHandle st) override {
-    inner_->copy_from_host(d, s, b, st);
-  }
-  void copy_to_host(void* d, const void* s, std::size_t b, StreamHandle st) override {
-    inner_->copy_to_host(d, s, b, st);
-  }
-
- private:
-  std::unique_ptr<Communicator> inner_;
-};
 
 // Delegates to MPI but damages one element of every all-reduce result on the
 // last rank: the check must notice, or it could not fail.

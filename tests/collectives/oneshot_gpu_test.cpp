@@ -3,7 +3,9 @@
 // processes on one device), which checks correctness only; its timing means
 // nothing there. Exact sums at odd counts in both placements, chunked and
 // not; float sums bit-identical on every rank; bf16; all-gather; calls
-// enqueued back to back on changing inputs; the sweep harness in batch mode.
+// enqueued back to back on changing inputs; the sweep harness in batch mode;
+// and the communicator the tools get from the factory for device memory,
+// swept per TP group as `mpi_bench sweep --collective oneshot` does.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -15,10 +17,13 @@
 #include <string>
 #include <vector>
 
+#include "collectives/communicator_factory.hpp"
 #include "collectives/element_codec.hpp"
 #include "collectives/oneshot_cuda_communicator.hpp"
 #include "collectives/sweep_harness.hpp"
+#include "collectives/tp_sweep.hpp"
 #include "common/cuda_info.hpp"
+#include "whole_numbers.hpp"
 
 namespace tpb {
 namespace {
@@ -35,16 +40,8 @@ bool every_rank_sees_a_device() {
   return all == 1;
 }
 
-float whole_input(int rank, std::size_t index, int call) {
-  return static_cast<float>((index * 7 + static_cast<std::size_t>(rank) * 100 + static_cast<std::size_t>(call) * 13) %
-                            251);
-}
-
-float whole_sum(int ranks, std::size_t index, int call) {
-  float sum = 0.0f;
-  for (int r = 0; r < ranks; ++r) sum += whole_input(r, index, call);
-  return sum;
-}
+using test::whole_input;
+using test::whole_sum;
 
 class OneshotGpu : public ::testing::Test {
  protected:
@@ -212,6 +209,34 @@ TEST_F(OneshotGpu, SweepHarnessInBatchModeFindsNoWrongElement) {
           << spec->name;
     }
   }
+}
+
+// What the tools run: the factory's communicator for device memory, its
+// world only split (never opened), and every TP group swept in both timing
+// modes, every datatype, at odd sizes.
+TEST_F(OneshotGpu, FactoryPicksItForDeviceMemoryAndEveryTpGroupSweepsCorrectly) {
+  const auto world = make_communicator(CollectiveKind::oneshot, MemoryKind::device, MPI_COMM_WORLD);
+  ASSERT_EQ(world->memory_kind(), MemoryKind::device);
+  ASSERT_EQ(world->backend_name(), "oneshot");
+  for (SweepTiming timing : {SweepTiming::per_call, SweepTiming::batch})
+    for (DataType type : {DataType::f32, DataType::bf16, DataType::f16})
+      for (const CollectiveSpec* spec : {&all_reduce_spec(), &all_gather_spec()})
+        for (int k : tp_degrees_for(world->size())) {
+          SweepOptions options;
+          options.type = type;
+          for (std::size_t elements : {1, 3, 1023, 4099})
+            options.sizes_bytes.push_back(elements * element_size(type) * static_cast<std::size_t>(k));
+          options.iters = 2;
+          options.warmup_iters = 1;
+          options.check_iters = 2;
+          options.timing = timing;
+          options.batch_calls = 3;
+          const TpSweep tp = run_tp_sweep(*world, k, *spec, options);
+          SCOPED_TRACE(spec->name + " " + to_string(type) + " " + to_string(timing) + " k=" + std::to_string(k));
+          EXPECT_EQ(std::accumulate(tp.wrong.begin(), tp.wrong.end(), std::int64_t{0}), 0);
+          EXPECT_EQ(std::accumulate(tp.wrong_inplace.begin(), tp.wrong_inplace.end(), std::int64_t{0}), 0);
+          for (const PointSummary& point : tp.out_of_place) EXPECT_GT(point.time_us, 0.0);
+        }
 }
 
 }  // namespace

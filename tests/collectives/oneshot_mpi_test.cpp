@@ -3,7 +3,7 @@
 // one payload per exchange and chunked through a tiny capacity; float sums
 // bit-identical on every rank and equal to the rank-order fold; all-gather in
 // both placements; back-to-back calls whose inputs change every call; groups
-// from split(); bad capacities refused.
+// from split(); bad capacities refused; the factory's choice by memory.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -17,6 +17,7 @@
 #include "collectives/mpi_communicator.hpp"
 #include "collectives/oneshot_communicator.hpp"
 #include "common/error.hpp"
+#include "whole_numbers.hpp"
 
 namespace tpb {
 namespace {
@@ -28,18 +29,8 @@ const std::vector<std::size_t> kOddCounts = {1,   3,   5,   7,   9,    15,   17,
 // 64 bytes: 16 floats per exchange, so that 4099 elements take 257 chunks.
 constexpr std::size_t kTinyCapacity = 64;
 
-// Whole numbers that differ by rank, index and call; their sums stay far
-// below 2^24, so every float sum is exact in any order.
-float whole_input(int rank, std::size_t index, int call) {
-  return static_cast<float>((index * 7 + static_cast<std::size_t>(rank) * 1000 + static_cast<std::size_t>(call) * 13) %
-                            4093);
-}
-
-float whole_sum(int ranks, std::size_t index, int call) {
-  float sum = 0.0f;
-  for (int r = 0; r < ranks; ++r) sum += whole_input(r, index, call);
-  return sum;
-}
+using test::whole_input;
+using test::whole_sum;
 
 struct Case {
   std::size_t capacity;
@@ -172,6 +163,48 @@ TEST(OneshotGroups, SplitSumsWithinEachGroupOnly) {
     // Sum of (first+1) .. (first+k).
     EXPECT_EQ(value, static_cast<float>(k * (2 * first + k + 1) / 2)) << "k=" << k;
   }
+}
+
+// The factory picks by the memory the data lives in. On host memory it is the
+// shared-window one-shot, whose all-reduce sums plain host arrays; on device
+// memory (CUDA builds) the CUDA IPC one, which touches no device until its
+// first collective call, so that the choice is seen here without a GPU.
+TEST(CommunicatorFactory, OneshotOnHostMemoryIsTheSharedWindowOne) {
+  EXPECT_EQ(collective_memory(CollectiveKind::oneshot, BackendKind::cpu), MemoryKind::host);
+  const auto world = make_communicator(CollectiveKind::oneshot, MemoryKind::host, MPI_COMM_WORLD);
+  EXPECT_EQ(world->backend_name(), "oneshot");
+  EXPECT_EQ(world->memory_kind(), MemoryKind::host);
+  const auto group = split_into_tp_groups(*world, world->size());
+  EXPECT_EQ(group->memory_kind(), MemoryKind::host);
+  std::vector<float> data(kOddCounts.back());
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = whole_input(group->rank(), i, 2);
+  group->all_reduce(data.data(), data.data(), data.size(), DataType::f32, nullptr);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < data.size(); ++i) wrong += data[i] != whole_sum(group->size(), i, 2) ? 1 : 0;
+  EXPECT_EQ(wrong, 0u);
+  // The default for a collective named without a memory: the cpu backend's.
+  EXPECT_EQ(make_communicator("oneshot", MPI_COMM_WORLD)->memory_kind(), MemoryKind::host);
+}
+
+TEST(CommunicatorFactory, OneshotOnDeviceMemoryIsTheCudaOneOrRefused) {
+  EXPECT_EQ(collective_memory(CollectiveKind::oneshot, BackendKind::cuda), MemoryKind::device);
+#ifdef TPB_HAVE_CUDA
+  const auto world = make_communicator(CollectiveKind::oneshot, MemoryKind::device, MPI_COMM_WORLD);
+  EXPECT_EQ(world->backend_name(), "oneshot");
+  EXPECT_EQ(world->memory_kind(), MemoryKind::device);
+  EXPECT_EQ(split_into_tp_groups(*world, 1)->memory_kind(), MemoryKind::device);
+#else
+  EXPECT_THROW(make_communicator(CollectiveKind::oneshot, MemoryKind::device, MPI_COMM_WORLD), UsageError);
+#endif
+}
+
+TEST(CommunicatorFactory, MpiAndNcclEachWorkOnOneMemoryOnly) {
+  EXPECT_EQ(collective_memory(CollectiveKind::mpi, BackendKind::cuda), MemoryKind::host);
+  EXPECT_EQ(collective_memory(CollectiveKind::nccl, BackendKind::cpu), MemoryKind::device);
+  EXPECT_EQ(make_communicator(CollectiveKind::mpi, MemoryKind::host, MPI_COMM_WORLD)->memory_kind(),
+            MemoryKind::host);
+  EXPECT_THROW(make_communicator(CollectiveKind::mpi, MemoryKind::device, MPI_COMM_WORLD), UsageError);
+  EXPECT_THROW(make_communicator(CollectiveKind::nccl, MemoryKind::host, MPI_COMM_WORLD), UsageError);
 }
 
 TEST(OneshotErrors, CapacityAndDatatypeAreChecked) {
