@@ -91,11 +91,12 @@ void check_ablation_collective(const StudyDeclaration& d, CollectiveKind collect
   const std::vector<int> degrees = ablation_degrees(d, collective);
   require_built(collective, "--ablate-collective");
   // The decoder's activations live where its backend keeps them; the
-  // collective must work on that memory (the one-shot factory's is host memory).
-  const bool device = d.backend == BackendKind::cuda;
-  if (device != (collective == CollectiveKind::nccl))
+  // collective must work on that memory.
+  const MemoryKind decoder = d.backend == BackendKind::cuda ? MemoryKind::device : MemoryKind::host;
+  if (collective_memory(collective, d.backend) != decoder)
     throw UsageError(fmt::format("--ablate-collective: '{}' does not work on the {} backend's {} memory",
-                                 to_string(collective), to_string(d.backend), device ? "device" : "host"));
+                                 to_string(collective), to_string(d.backend),
+                                 decoder == MemoryKind::device ? "device" : "host"));
   if (collective == CollectiveKind::oneshot)
     require_tp_groups_on_one_node(MPI_COMM_WORLD, degrees, "--ablate-collective oneshot");
 }
@@ -106,7 +107,8 @@ void ablation_stage(StudyRuntime& rt, ResultsFile* file, CollectiveKind collecti
   const std::vector<int> degrees = ablation_degrees(d, collective);
   const std::string name(to_string(collective));
   const std::string root = ablation_root_path(name);
-  const std::unique_ptr<Communicator> world = make_communicator(collective, MPI_COMM_WORLD);
+  const std::unique_ptr<Communicator> world =
+      make_communicator(collective, collective_memory(collective, d.backend), MPI_COMM_WORLD);
 
   calibrate_collective_sweeps(rt, file, *world, degrees, root);
   validate_collectively(MPI_COMM_WORLD, [&] {

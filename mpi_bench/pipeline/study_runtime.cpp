@@ -83,7 +83,8 @@ StudyRuntime start_study_runtime(const StudyDeclaration& declaration) {
     if (declaration.dry_run) return;
     rt.backend = make_backend(declaration.backend);
   });
-  rt.world = make_communicator(declaration.collective, MPI_COMM_WORLD);
+  rt.world = make_communicator(declaration.collective,
+                               collective_memory(declaration.collective, declaration.backend), MPI_COMM_WORLD);
   return rt;
 }
 
