@@ -7,6 +7,7 @@
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/commands.hpp"
 #include "mpi_bench/lock_wait_option.hpp"
+#include "mpi_bench/pipeline/decision_stage.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
 #include "mpi_bench/pipeline/study_options.hpp"
 #include "results/file_lock.hpp"
@@ -38,6 +39,11 @@ int run_verdict(const VerdictOptions& options) {
     const VerifyResult verified = require_verified_results(options.file, options.allow_incomplete);
     ResultsFile file(options.file);
     results = verdict_stage(file.h5(), claims);
+    if (const std::optional<MemoryBudget> budget = read_study_budget(file.h5())) {
+      decision_stage(file.h5(), *budget);
+    } else {
+      fmt::print("# no memory budget in /study (calibrated by an older tpbench): /decision not written\n");
+    }
     if (verified.complete) file.mark_complete();  // a verdict does not complete an unfinished measurement
   });
   if (rank == 0) fmt::print("{}", verdict_summary(results));
@@ -49,7 +55,9 @@ int run_verdict(const VerdictOptions& options) {
 void add_verdict_command(CLI::App& root, CommandList& commands) {
   auto options = std::make_shared<VerdictOptions>();
   CLI::App* app = root.add_subcommand(
-      "verdict", "Study stage 4: per (form, k) MAPE, HOLDS/FALSIFIED and the localizing term, into /verdict");
+      "verdict",
+      "Study stage 4: per (form, k) the decision over the rounds, gated by the controls, into /verdict; then the "
+      "Decision under the study's memory budget, into /decision");
   app->add_option("FILE", options->file, "Measured results file")->required();
   app->add_option("--kill-switch", options->kill_switch,
                   "Refuse unless this equals the registered threshold (thresholds are fixed at registration)");

@@ -11,6 +11,7 @@
 #include "collectives/communicator_factory.hpp"
 #include "collectives/tp_sweep.hpp"
 #include "mpi_bench/host_environment.hpp"
+#include "mpi_bench/pipeline/decision_stage.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
 #include "mpi_bench/step_output.hpp"
 #include "mpi_bench/sweep_output.hpp"
@@ -88,6 +89,7 @@ void calibrate_stage(StudyRuntime& rt, ResultsFile* file) {
     write_attribute(study.id(), "time_budget_s", d.time_budget_s);
     write_model_config(file->h5(), rt.config);  // the same /config as step and replay files
     write_decision_declaration(file->h5(), d.decision);
+    write_study_budget(file->h5(), rt.memory.budget);
     file->flush();
   }
   StepOptions options;

@@ -7,7 +7,9 @@ on 2 ranks (tiny-llama, TP 1 and 2, --tpot-slo, --predict-tp 4), then:
   - measured rows hold the medians of /step; TP-4 (not measured) is MODELLED
     everywhere, and its collective model says EXTRAPOLATED;
   - the SLO and the degrees are sealed in predictions.json;
-  - report.md has the Decision section with measured and MODELLED rows.
+  - report.md has the Decision section with measured and MODELLED rows;
+  - `mpi_bench verdict` alone, on a copy without /decision, writes the same
+    /decision under the budget calibrate stored in /study.
 
 Run with Debian's /usr/bin/python3 (h5py):
   decision_study_test.py --mpiexec MPIEXEC --mpi-bench MPI_BENCH --configs DIR
@@ -15,6 +17,7 @@ Run with Debian's /usr/bin/python3 (h5py):
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -36,6 +39,20 @@ def run(cmd, timeout=600):
     if result.returncode != 0:
         sys.exit(f"{' '.join(cmd)}: exit {result.returncode}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
     return result.stdout
+
+
+def check_verdict_alone_decides(a, study, copy):
+    shutil.copyfile(study, copy)
+    with h5py.File(copy, "r+") as f:
+        expect(f["/study"].attrs["memory_budget_bytes"] == 64 * 2**20, "the budget is stored in /study")
+        del f["/decision"]
+    run([a.mpiexec, "--oversubscribe", "-n", "1", a.mpi_bench, "verdict", copy])
+    with h5py.File(study, "r") as ran, h5py.File(copy, "r") as judged:
+        expect("/decision" in judged, "verdict alone wrote no /decision")
+        for k in (1, 2, 4):
+            path = f"/decision/k{k}/max_batch"
+            expect(path in judged and int(judged[path][0]) == int(ran[path][0]),
+                   f"k={k}: verdict alone decides another max_batch than run")
 
 
 def main():
@@ -101,6 +118,7 @@ def main():
         expect("Choice under the TPOT SLO of 50 ms" in section, "no SLO choice")
         expect(os.path.exists(os.path.join(out, "fig_capacity.png")), "fig_capacity.png")
         expect(os.path.exists(os.path.join(out, "fig_tail_waste.png")), "fig_tail_waste.png")
+        check_verdict_alone_decides(a, study, os.path.join(out, "verdict_alone.h5"))
     if FAILURES:
         print("\n".join(FAILURES))
         sys.exit(1)
