@@ -4,15 +4,15 @@
 
 namespace tpb {
 
-bool host_synchronous_backend(std::string_view backend) { return backend == "cpu"; }
+bool host_synchronous_backend(BackendKind backend) { return backend == BackendKind::cpu; }
 
-std::string not_applicable_reason(std::string_view form, std::string_view backend) {
+std::string not_applicable_reason(std::string_view form, BackendKind backend) {
   const bool uses_host_term = form == "host_floor" || form == "max_form";
   if (!uses_host_term || !host_synchronous_backend(backend)) return "";
   return fmt::format(
       "t_host(k) is not a separate term on the host-synchronous {} backend: its issue loop runs the compute, so "
       "t_host contains t_compute and '{}' would count the compute twice",
-      backend, form);
+      to_string(backend), form);
 }
 
 }  // namespace tpb

@@ -6,13 +6,15 @@
 #include <string>
 #include <string_view>
 
+#include "common/choices.hpp"
+
 namespace tpb {
 
 // True for the backends whose issue loop runs the work (cpu).
-bool host_synchronous_backend(std::string_view backend);
+bool host_synchronous_backend(BackendKind backend);
 
 // Empty when `form` can be judged on `backend`; otherwise the reason it is
 // NOT_APPLICABLE, naming the missing term.
-std::string not_applicable_reason(std::string_view form, std::string_view backend);
+std::string not_applicable_reason(std::string_view form, BackendKind backend);
 
 }  // namespace tpb

@@ -79,10 +79,11 @@ RoundsEvaluation evaluate_rounds(const Registration& r, const RoundsDesign& desi
     CellEvidence evidence;
   };
   std::vector<Pending> pending;
+  const BackendKind backend = parse_backend_kind("registered backend", r.workload.backend);
   for (const ModelForm& form : model_forms())
     for (int k : r.grid.tp) {
       Pending p{&form, k, {}};
-      p.evidence.not_applicable_reason = not_applicable_reason(form.name, r.workload.backend);
+      p.evidence.not_applicable_reason = not_applicable_reason(form.name, backend);
       p.evidence.applicable = p.evidence.not_applicable_reason.empty();
       if (p.evidence.applicable) {
         p.evidence.errors = paired_round_errors(form_rounds(r, form, k, rounds));

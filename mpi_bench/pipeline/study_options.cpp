@@ -4,6 +4,7 @@
 
 #include "common/error.hpp"
 #include "common/parse.hpp"
+#include "mpi_bench/checked_option.hpp"
 #include "predictor/study_design.hpp"
 #include "predictor/verdict.hpp"
 
@@ -11,26 +12,33 @@ namespace tpb {
 
 void add_study_flags(CLI::App* app, StudyFlags& f) {
   add_grid_options(*app, f.grid);
-  app->add_option("--sweep-iters", f.sweep_iters, "Timed calls per size in the calibration sweeps")
-      ->capture_default_str();
-  app->add_option("--seed", f.seed, "Seed of the bootstrap and of the rounds' visiting order (sealed)")
-      ->capture_default_str();
-  app->add_option("--rounds", f.rounds,
-                  "MIN:MAX measurement rounds: checkpoints at MIN, 2*MIN, ... and MAX (sealed)")
-      ->capture_default_str();
-  app->add_option("--time-budget", f.time_budget,
-                  "Seconds of measurement rounds: stop at the last checkpoint that fits (0: none; sealed)")
-      ->capture_default_str();
+  add_count_option(*app, "--sweep-iters", "--sweep-iters", f.sweep_iters, 1,
+                   "Timed calls per size in the calibration sweeps");
+  add_checked_option(*app, "--seed", f.seed, "Seed of the bootstrap and of the rounds' visiting order (sealed)",
+                     [](const std::string& text) { return parse_integer("--seed", text, 0); })
+      ->default_str(default_text(f.seed));
+  add_checked_option(*app, "--rounds", f.rounds,
+                     "MIN:MAX measurement rounds: checkpoints at MIN, 2*MIN, ... and MAX (sealed)",
+                     [](const std::string& text) {
+                       int low = 0, high = 0;
+                       parse_rounds_range(text, &low, &high);  // refused as typed, before any rank starts
+                       return text;
+                     })
+      ->default_str(f.rounds);
+  add_checked_option(*app, "--time-budget", f.time_budget_s,
+                     "Seconds of measurement rounds: stop at the last checkpoint that fits (0: none; sealed)",
+                     [](const std::string& text) { return parse_integer("--time-budget", text, 0); })
+      ->default_str(default_text(f.time_budget_s));
   add_decision_flags(*app, f.decision);
 }
 
 StudyDeclaration parse_study_flags(const StudyFlags& f) {
   StudyDeclaration d;
   static_cast<GridChoice&>(d) = parse_grid_options(f.grid);
-  d.sweep_iters = static_cast<int>(parse_integer("--sweep-iters", f.sweep_iters, 1));
-  d.bootstrap_seed = static_cast<std::uint64_t>(parse_integer("--seed", f.seed, 0));
+  d.sweep_iters = f.sweep_iters;
+  d.bootstrap_seed = static_cast<std::uint64_t>(f.seed);
   parse_rounds_range(f.rounds, &d.min_rounds, &d.max_rounds);
-  d.time_budget_s = static_cast<double>(parse_integer("--time-budget", f.time_budget, 0));
+  d.time_budget_s = static_cast<double>(f.time_budget_s);
   d.decision = parse_decision_flags(f.decision, d.grid.tp);
   return d;
 }

@@ -16,10 +16,10 @@ namespace tpb {
 
 struct StudyFlags {
   GridOptions grid = study_grid_defaults();
-  std::string sweep_iters = "20";  // --sweep-iters
-  std::string seed = "20240";      // --seed: bootstrap seed and the rounds' visiting order
-  std::string rounds = "10:20";    // --rounds MIN:MAX
-  std::string time_budget = "0";   // --time-budget SECONDS (0: none)
+  int sweep_iters = 20;           // --sweep-iters
+  long long seed = 20240;         // --seed: bootstrap seed and the rounds' visiting order
+  std::string rounds = "10:20";   // --rounds MIN:MAX
+  long long time_budget_s = 0;    // --time-budget SECONDS (0: none)
   DecisionFlags decision;          // --tpot-slo, --predict-tp
 
   // A study compares TP-1 with TP-2 by default, and needs two samples for an interval.

@@ -142,10 +142,10 @@ TEST(RoundEvaluation, TooFewRoundsForTheSplitAlphaAreInconclusive) {
 }
 
 TEST(FormApplicability, HostFormsAreNotApplicableOnCpuWithAReason) {
-  EXPECT_FALSE(not_applicable_reason("host_floor", "cpu").empty());
-  EXPECT_FALSE(not_applicable_reason("max_form", "cpu").empty());
-  EXPECT_TRUE(not_applicable_reason("ideal", "cpu").empty());
-  EXPECT_TRUE(not_applicable_reason("host_floor", "cuda").empty());
+  EXPECT_FALSE(not_applicable_reason("host_floor", BackendKind::cpu).empty());
+  EXPECT_FALSE(not_applicable_reason("max_form", BackendKind::cpu).empty());
+  EXPECT_TRUE(not_applicable_reason("ideal", BackendKind::cpu).empty());
+  EXPECT_TRUE(not_applicable_reason("host_floor", BackendKind::cuda).empty());
   const Registration r = simulated_registration("cpu");
   const RoundsEvaluation e = evaluate_rounds(r, *r.design, simulate(r, 10, 0.02, 0.0, 0.05, 17));
   for (const char* form : {"host_floor", "max_form"})
