@@ -12,6 +12,7 @@
 #include "mpi_bench/rank_medians.hpp"
 #include "common/error.hpp"
 #include "common/parse.hpp"
+#include "mpi_bench/checked_option.hpp"
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/commands.hpp"
 #include "mpi_bench/provenance.hpp"
@@ -26,10 +27,10 @@ namespace tpb {
 namespace {
 
 struct D2dCommandOptions {
-  std::string bytes = "1G";  // --bytes
-  std::string warmup = "3";  // -w
-  std::string iters = "20";  // -n
-  std::string output;        // -o FILE.h5
+  ByteSize bytes{1 << 30, "1G"};  // --bytes
+  int warmup = 3;                  // -w
+  int iters = 20;                  // -n
+  std::string output;              // -o FILE.h5
   bool overwrite = false;
 };
 
@@ -45,10 +46,10 @@ int run_d2d(const D2dCommandOptions& o, const Invocation& invocation) {
   RankContext ranks;
   D2dCopyOptions options;
   validate_collectively(MPI_COMM_WORLD, [&] {
-    options.bytes = static_cast<std::size_t>(parse_bytes("--bytes", o.bytes));
-    if (options.bytes == 0) throw UsageError(fmt::format("--bytes: invalid value '{}' (expected at least 1)", o.bytes));
-    options.warmup = static_cast<int>(parse_integer("-w/--warmup", o.warmup, 0));
-    options.iters = static_cast<int>(parse_integer("-n/--iters", o.iters, 1));
+    options.bytes = static_cast<std::size_t>(o.bytes.bytes);
+    if (options.bytes == 0) throw UsageError(fmt::format("--bytes: invalid value '{}' (expected at least 1)", o.bytes.text));
+    options.warmup = o.warmup;
+    options.iters = o.iters;
     ranks = bootstrap_ranks(MPI_COMM_WORLD, true);
   });
   const RunMeta meta = collect_run_meta(ranks, invocation.argc, invocation.argv);
@@ -93,9 +94,9 @@ void add_d2d_command(CLI::App& root, CommandList& commands) {
   add_command<D2dCommandOptions>(
       root, commands, "d2d", "Device-to-device copy bandwidth per GPU (the GPU step's memory bound)",
       [](CLI::App& app, D2dCommandOptions& options) {
-        app.add_option("--bytes", options.bytes, "Bytes per copy (K/M/G suffixes)")->capture_default_str();
-        app.add_option("-w,--warmup", options.warmup, "Untimed copies")->capture_default_str();
-        app.add_option("-n,--iters", options.iters, "Timed copies")->capture_default_str();
+        add_byte_size_option(app, "--bytes", "--bytes", options.bytes, "Bytes per copy (K/M/G suffixes)");
+        add_count_option(app, "-w,--warmup", "-w/--warmup", options.warmup, 0, "Untimed copies");
+        add_count_option(app, "-n,--iters", "-n/--iters", options.iters, 1, "Timed copies");
         app.add_option("-o,--output", options.output, "Results file (HDF5): /d2d/copy_GBps");
         app.add_flag("--overwrite", options.overwrite, "Replace an existing results file");
       },

@@ -15,6 +15,7 @@
 #include "mpi_bench/rank_medians.hpp"
 #include "common/error.hpp"
 #include "common/parse.hpp"
+#include "mpi_bench/checked_option.hpp"
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/commands.hpp"
 #include "mpi_bench/provenance.hpp"
@@ -71,10 +72,10 @@ std::vector<double> write_membw(MPI_Comm comm, H5File* file, const MembwResult& 
 namespace {
 
 struct MembwCommandOptions {
-  std::string bytes = "512M";  // --bytes
-  std::string warmup = "2";    // -w
-  std::string iters = "10";    // -n
-  std::string output;          // -o FILE.h5
+  ByteSize bytes{512 << 20, "512M"};  // --bytes
+  int warmup = 2;                      // -w
+  int iters = 10;                      // -n
+  std::string output;                  // -o FILE.h5
   bool overwrite = false;
 };
 
@@ -83,10 +84,11 @@ int run_membw(const MembwCommandOptions& o, const Invocation& invocation) {
   MembwOptions options;
   std::unique_ptr<ResultsFile> results;
   validate_collectively(MPI_COMM_WORLD, [&] {
-    options.bytes = static_cast<std::size_t>(parse_bytes("--bytes", o.bytes));
-    if (options.bytes < sizeof(double)) throw UsageError(fmt::format("--bytes: invalid value '{}' (expected at least 8)", o.bytes));
-    options.warmup = static_cast<int>(parse_integer("-w/--warmup", o.warmup, 0));
-    options.iters = static_cast<int>(parse_integer("-n/--iters", o.iters, 1));
+    options.bytes = static_cast<std::size_t>(o.bytes.bytes);
+    if (options.bytes < sizeof(double))
+      throw UsageError(fmt::format("--bytes: invalid value '{}' (expected at least 8)", o.bytes.text));
+    options.warmup = o.warmup;
+    options.iters = o.iters;
     ranks = bootstrap_ranks(MPI_COMM_WORLD, false);
   });
   const RunMeta meta = collect_run_meta(ranks, invocation.argc, invocation.argv);
@@ -118,9 +120,9 @@ void add_membw_command(CLI::App& root, CommandList& commands) {
   add_command<MembwCommandOptions>(
       root, commands, "membw", "Memory read bandwidth per rank (STREAM-like read, OpenMP SIMD sum)",
       [](CLI::App& app, MembwCommandOptions& options) {
-        app.add_option("--bytes", options.bytes, "Array size per rank (K/M/G suffixes)")->capture_default_str();
-        app.add_option("-w,--warmup", options.warmup, "Untimed passes")->capture_default_str();
-        app.add_option("-n,--iters", options.iters, "Timed passes")->capture_default_str();
+        add_byte_size_option(app, "--bytes", "--bytes", options.bytes, "Array size per rank (K/M/G suffixes)");
+        add_count_option(app, "-w,--warmup", "-w/--warmup", options.warmup, 0, "Untimed passes");
+        add_count_option(app, "-n,--iters", "-n/--iters", options.iters, 1, "Timed passes");
         app.add_option("-o,--output", options.output, "Results file (HDF5): /membw/read_GBps");
         app.add_flag("--overwrite", options.overwrite, "Replace an existing results file");
       },
