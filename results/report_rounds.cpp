@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "common/error.hpp"
+#include "predictor/measurement_warnings.hpp"
 #include "predictor/statistics.hpp"
 #include "results/layout.hpp"
 #include "results/round_records.hpp"
@@ -15,9 +16,6 @@
 
 namespace tpb {
 namespace {
-
-constexpr double kCvWarningPct = 10.0;        // pyperf's threshold for an unstable benchmark
-constexpr double kOutlierWarningShare = 0.05;  // Tukey outliers in more than 5 % of a condition's samples
 
 RoundsDesign design_of(const Registration& r) {
   if (r.design) return *r.design;
@@ -103,27 +101,12 @@ std::string warnings_section(const H5File& file) {
   for (const std::string& path : read_round_condition_names(file)) {
     std::vector<std::uint64_t> dims;
     const std::vector<double> values = file.read_doubles(path + "/t_step_us", &dims);
-    const std::size_t per_round = dims[1] * dims[2];
-    std::vector<double> round_medians;
-    for (std::size_t r = 0; r < dims[0]; ++r)
-      round_medians.push_back(median(std::vector<double>(values.begin() + r * per_round,
-                                                         values.begin() + (r + 1) * per_round)));
-    double mean = 0;
-    for (double m : round_medians) mean += m;
-    mean /= static_cast<double>(round_medians.size());
-    double variance = 0;
-    for (double m : round_medians) variance += (m - mean) * (m - mean);
-    const double cv_pct =
-        round_medians.size() > 1 ? std::sqrt(variance / static_cast<double>(round_medians.size() - 1)) / mean * 100 : 0;
-    const double q1 = percentile(values, 0.25), q3 = percentile(values, 0.75);
-    const double low = q1 - 1.5 * (q3 - q1), high = q3 + 1.5 * (q3 - q1);
-    const auto outliers = std::count_if(values.begin(), values.end(), [&](double v) { return v < low || v > high; });
-    const double share = static_cast<double>(outliers) / static_cast<double>(values.size());
-    const bool unstable = cv_pct > kCvWarningPct, spiky = share > kOutlierWarningShare;
-    if (unstable || spiky) ++warned;
+    const ConditionStability s = condition_stability(values, dims.at(0));
+    if (s.unstable || s.spiky) ++warned;
     rows += fmt::format("| `{}` | {:.1f} %{} | {} of {} ({:.1f} %){} |\n", path.substr(std::string(kRoundsGroup).size() + 1),
-                        cv_pct, unstable ? " **WARNING**" : "", outliers, values.size(), share * 100,
-                        spiky ? " **WARNING**" : "");
+                        s.cv_pct, s.unstable ? " **WARNING**" : "", s.outliers, s.samples,
+                        100.0 * static_cast<double>(s.outliers) / static_cast<double>(s.samples),
+                        s.spiky ? " **WARNING**" : "");
   }
   std::string s = fmt::format(
       "### Measurement warnings\n\n{} condition(s) warned: a coefficient of variation of the per-round medians above "
