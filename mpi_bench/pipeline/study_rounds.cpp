@@ -24,17 +24,20 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// Only the first round's points are written with their in-situ collective
+// times (/step); later rounds keep t_rank alone, so they skip that pass.
 GatheredPoint run_visit(StudyRuntime& rt, const RoundCondition& c,
-                        std::map<int, std::unique_ptr<Communicator>>& groups, const StepOptions& options) {
+                        std::map<int, std::unique_ptr<Communicator>>& groups, const StepOptions& options,
+                        InSituCollectives in_situ) {
   StepOptions no_comm = options;
   no_comm.no_comm = true;
   const StepPoint point{c.k, c.batch, c.context};
   switch (c.kind) {
-    case RoundKind::step: return run_point_everywhere(rt, groups.at(c.k).get(), point, options);
-    case RoundKind::step_nocomm: return run_point_everywhere(rt, groups.at(c.k).get(), point, no_comm);
+    case RoundKind::step: return run_point_everywhere(rt, groups.at(c.k).get(), point, options, in_situ);
+    case RoundKind::step_nocomm: return run_point_everywhere(rt, groups.at(c.k).get(), point, no_comm, in_situ);
     case RoundKind::replay: break;
   }
-  return run_point_everywhere(rt, nullptr, point, options);
+  return run_point_everywhere(rt, nullptr, point, options, in_situ);
 }
 
 std::vector<std::uint64_t> iterations_by_ranks(int iters, int ranks) {
@@ -155,7 +158,8 @@ void run_study_rounds(StudyRuntime& rt, ResultsFile* file, const Registration* r
       const CpuTimes before = read_cpu_times();
       const double start_us = unix_time_us();
       const Clock::time_point visit_start = Clock::now();
-      const GatheredPoint visit = run_visit(rt, c, groups, options);
+      const GatheredPoint visit =
+          run_visit(rt, c, groups, options, round == 0 ? InSituCollectives::measure : InSituCollectives::skip);
       if (file) {
         const double duration_us = seconds_since(visit_start) * 1e6;
         append_samples(records, index, visit, ranks);

@@ -148,11 +148,12 @@ StudyDeclaration broadcast_declaration(const RankContext& ranks, const std::stri
 }
 
 GatheredPoint run_point_everywhere(StudyRuntime& rt, Communicator* group, const StepPoint& point,
-                                   const StepOptions& options) {
+                                   const StepOptions& options, InSituCollectives in_situ) {
   rt.world->barrier();  // every group starts together, as the ranks of one job would
   WeightCache& weights = shard_weights_for(rt, point.tp, group == nullptr);
   StepTerms terms = run_step_point(*rt.backend, group, rt.config, point, options, &weights);
-  measure_collectives_in_situ(*rt.backend, group, rt.config, point, options, &weights, &terms);
+  if (in_situ == InSituCollectives::measure)
+    measure_collectives_in_situ(*rt.backend, group, rt.config, point, options, &weights, &terms);
   const StepRunInfo info{std::string(to_string(rt.declaration.backend)), point, options, group == nullptr};
   const int group_size = group ? point.tp : 1;  // a replay rank is a group of its own
   const StepPointRecord world = gather_step_point(MPI_COMM_WORLD, group_size, terms);

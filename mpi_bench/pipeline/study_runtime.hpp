@@ -66,8 +66,9 @@ StudyDeclaration broadcast_declaration(const RankContext& ranks, const std::stri
 
 // Runs `point` on every rank at once: every TP group of size point.tp
 // (`group` is this rank's), or with group == nullptr a shard replay on every
-// rank. The in-situ collective times are always measured (in separate profiled
-// iterations where timing each operation would perturb the timed ones). On
+// rank. The in-situ collective times are measured unless `in_situ` says skip
+// (in separate profiled iterations where timing each operation would perturb
+// the timed ones, so skipping saves a whole pass on such a backend). On
 // world rank 0, `group0` holds group 0's columns (for a replay, rank 0 alone)
 // and `all_ranks_t_rank_us` every world rank's own step time (iterations ×
 // world size; the slowest of a group's columns is that group's t_step).
@@ -78,8 +79,10 @@ struct GatheredPoint {
   StepPointAttributes attributes;
   std::vector<double> all_ranks_t_rank_us;
 };
+enum class InSituCollectives { measure, skip };
 GatheredPoint run_point_everywhere(StudyRuntime& runtime, Communicator* group, const StepPoint& point,
-                                   const StepOptions& options);
+                                   const StepOptions& options,
+                                   InSituCollectives in_situ = InSituCollectives::measure);
 
 // Rank 0: writes group 0's columns of the point and flushes.
 void write_gathered_point(ResultsFile& file, const GatheredPoint& point);
