@@ -22,7 +22,7 @@ class IpcPeerBuffers {
     int rank = 0, size = 1;
     MPI_CHECK(MPI_Comm_rank(comm, &rank));
     MPI_CHECK(MPI_Comm_size(comm, &size));
-    CUDA_CHECK(cudaMalloc(&own_, kOneshotCudaHeaderBytes + 2 * capacity_bytes));
+    CUDA_CHECK(cudaMalloc(&own_, oneshot_cuda_buffer_bytes(capacity_bytes)));
     CUDA_CHECK(cudaMemset(own_, 0, kOneshotCudaHeaderBytes));
     cudaIpcMemHandle_t mine{};
     CUDA_CHECK(cudaIpcGetMemHandle(&mine, own_));
@@ -40,8 +40,8 @@ class IpcPeerBuffers {
                                       cudaIpcMemLazyEnablePeerAccess));
       base = static_cast<char*>(opened);
     }
-    CUDA_CHECK(cudaMalloc(&device_bases_, host_bases_.size() * sizeof(char*)));
-    CUDA_CHECK(cudaMemcpy(device_bases_, host_bases_.data(), host_bases_.size() * sizeof(char*),
+    CUDA_CHECK(cudaMalloc(&device_bases_, oneshot_cuda_peer_table_bytes(size)));
+    CUDA_CHECK(cudaMemcpy(device_bases_, host_bases_.data(), oneshot_cuda_peer_table_bytes(size),
                           cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaDeviceSynchronize());  // zeroed flags in place before anyone polls them
     MPI_CHECK(MPI_Barrier(comm));

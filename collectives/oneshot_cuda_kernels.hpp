@@ -39,6 +39,14 @@ struct OneshotCudaPeers {
 // Bytes before slot 0 in every rank's buffer.
 inline constexpr std::size_t kOneshotCudaHeaderBytes = 512;
 static_assert(sizeof(OneshotCudaControl) <= kOneshotCudaHeaderBytes);
+// Every rank's buffer: the control block, then slot 0 and slot 1.
+constexpr std::size_t oneshot_cuda_buffer_bytes(std::size_t capacity_bytes) {
+  return kOneshotCudaHeaderBytes + 2 * capacity_bytes;
+}
+// The device array of the `ranks` buffer bases (OneshotCudaPeers::bases).
+constexpr std::size_t oneshot_cuda_peer_table_bytes(int ranks) {
+  return static_cast<std::size_t>(ranks) * sizeof(char*);
+}
 
 // `bytes` from `chunk` into this rank's slot of `epoch`, then publish.
 void launch_oneshot_publish(const OneshotCudaPeers& peers, std::uint64_t epoch, const void* chunk, std::size_t bytes,

@@ -25,13 +25,9 @@ SharedExchange::SharedExchange(MPI_Comm comm, std::size_t slot_bytes, const std:
   MPI_Info info = MPI_INFO_NULL;
   MPI_CHECK(MPI_Info_create(&info));
   MPI_CHECK(MPI_Info_set(info, "alloc_shared_noncontig", "true"));
-  // MPI_Win_allocate_shared promises no alignment (Open MPI's bases are not
-  // 64-byte aligned), while Segment's flags each need a whole cache line:
-  // each rank allocates alignof(Segment) - 1 bytes more and every queried
-  // base is rounded up to it.
   void* own = nullptr;
   const std::size_t segment_bytes = kHeaderBytes + 2 * slot_bytes_;
-  const auto bytes = static_cast<MPI_Aint>(segment_bytes + alignof(Segment) - 1);
+  const auto bytes = static_cast<MPI_Aint>(segment_allocation_bytes(slot_bytes_));
   const int status = MPI_Win_allocate_shared(bytes, 1, info, comm_, &own, &window_);
   MPI_Info_free(&info);
   MPI_CHECK(status);
@@ -52,6 +48,14 @@ SharedExchange::SharedExchange(MPI_Comm comm, std::size_t slot_bytes, const std:
   new (bases_[static_cast<std::size_t>(rank_)]) Segment();  // flags start at epoch 0 before any peer looks
   // Every segment initialised before anyone polls a peer's flags.
   MPI_CHECK(MPI_Barrier(comm_));
+}
+
+std::size_t SharedExchange::segment_allocation_bytes(std::size_t slot_bytes) {
+  // MPI_Win_allocate_shared promises no alignment (Open MPI's bases are not
+  // 64-byte aligned), while Segment's flags each need a whole cache line:
+  // each rank allocates alignof(Segment) - 1 bytes more and every queried
+  // base is rounded up to it.
+  return kHeaderBytes + 2 * slot_bytes + alignof(Segment) - 1;
 }
 
 SharedExchange::~SharedExchange() {

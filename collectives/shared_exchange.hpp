@@ -32,6 +32,10 @@ class SharedExchange {
   SharedExchange(const SharedExchange&) = delete;
   SharedExchange& operator=(const SharedExchange&) = delete;
 
+  // Bytes each rank allocates in the window for slots of `slot_bytes`: its
+  // flags, two slots, and up to alignof(Segment) - 1 bytes to align them.
+  static std::size_t segment_allocation_bytes(std::size_t slot_bytes);
+
   std::size_t slot_bytes() const { return slot_bytes_; }
   std::uint64_t next_epoch() { return ++epoch_; }
 

@@ -35,7 +35,8 @@ KvQuestion kv_question(const KvCliPlan& plan, const MemoryBudget& budget) {
   q.reserve_pct = plan.reserve_pct;
   q.table_entry_bytes = plan.table_entry_bytes;
   for (int k : plan.tp) {
-    const MemorySetup setup{plan.backend, dtype_memory_types(plan.dtype), k, false};
+    const MemorySetup setup{plan.backend, default_collective_kind(plan.backend), dtype_memory_types(plan.dtype), k,
+                            false};
     q.degrees.push_back(KvDegreeInput{k, ledger_line(memory_terms(plan.config, setup))});
   }
   return q;

@@ -45,7 +45,7 @@ int run_replay(const ReplayCommandOptions& o, const Invocation& invocation) {
     ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.backend == BackendKind::cuda);
     // A replay runs each TP-k shard on one rank, without collectives.
     memory = check_grid_memory(plan.config, plan,
-                               MemorySetup{plan.backend, backend_memory_types(plan.backend), 1, false, false}, ranks);
+                               MemorySetup{plan.backend, plan.collective, backend_memory_types(plan.backend), 1, false, false}, ranks);
   });
   if (plan.dry_run) {
     if (ranks.is_root()) print_dry_run("replay", plan.config, plan, memory);

@@ -38,7 +38,7 @@ int run_study(const RunOptions& options, const Invocation& invocation) {
       ablation = parse_collective_kind("--ablate-collective", options.ablate_collective);
   });
   StudyRuntime runtime = start_study_runtime(declaration);
-  if (ablation) validate_collectively(MPI_COMM_WORLD, [&] { check_ablation_collective(declaration, *ablation); });
+  if (ablation) validate_collectively(MPI_COMM_WORLD, [&] { check_ablation_collective(runtime, *ablation); });
   if (declaration.dry_run) {
     if (runtime.ranks.is_root()) print_dry_run("run", runtime.config, declaration, runtime.memory);
     return 0;

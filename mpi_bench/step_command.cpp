@@ -88,7 +88,8 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
     if (plan.collective == CollectiveKind::oneshot && !o.no_comm)
       require_tp_groups_on_one_node(MPI_COMM_WORLD, plan.grid.tp, "--collective oneshot");
     memory = check_grid_memory(plan.config, plan,
-                               MemorySetup{plan.backend, backend_memory_types(plan.backend), 1, o.check, !o.no_comm},
+                               MemorySetup{plan.backend, plan.collective, backend_memory_types(plan.backend), 1,
+                                           o.check, !o.no_comm},
                                ranks);
   });
   if (plan.dry_run) {

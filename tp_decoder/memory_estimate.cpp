@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "collectives/communicator_factory.hpp"
+#include "collectives/oneshot_footprint.hpp"
 #include "common/error.hpp"
 #include "tp_decoder/shard_plan.hpp"
 #include "tp_decoder/weights.hpp"
@@ -47,6 +49,31 @@ constexpr std::int64_t kMinAttentionChunk = 64;
 constexpr std::int64_t kNcclBytesPerChannelPeer = (4LL << 20) + (4608LL << 10) + (256LL << 10);
 constexpr std::int64_t kNcclChannels = 16;
 
+// What the collective of `setup` holds beside the step's tensors.
+MemoryTerm comm_buffer_term(const ShardPlan& plan, const MemorySetup& setup) {
+  MemoryTerm term;
+  switch (setup.collective) {
+    case CollectiveKind::mpi:
+      // Open MPI's all-reduce of the in-place partial sum (b × hidden) works
+      // through a temporary of the message's size (recursive doubling or
+      // ring); a group of one copies nothing.
+      if (setup.tp > 1) term.per_sequence = std::int64_t{plan.hidden} * bytes_of(setup.types.activation);
+      break;
+    case CollectiveKind::nccl:
+      if (setup.tp > 1) term.fixed = 2 * kNcclChannels * kNcclBytesPerChannelPeer;
+      break;
+    case CollectiveKind::oneshot: {
+      // Every group maps its shared buffers at its first call, a group of one
+      // (k = 1) too, and keeps them while it lives.
+      const MemoryKind memory = collective_memory(CollectiveKind::oneshot, setup.backend);
+      const std::vector<int> groups = setup.groups_held.empty() ? std::vector<int>{setup.tp} : setup.groups_held;
+      for (int k : groups) term.fixed += static_cast<std::int64_t>(oneshot_bytes_per_rank(memory, k));
+      break;
+    }
+  }
+  return term;
+}
+
 void add(MemoryTerm& into, const MemoryTerm& term) {
   into.fixed += term.fixed;
   into.per_sequence += term.per_sequence;
@@ -90,16 +117,7 @@ MemoryTerms memory_terms(const ModelConfig& config, const MemorySetup& setup) {
   const ShardPlan plan = make_shard_plan(config, setup.tp, 0);
   MemoryTerms terms = plan_terms(config, plan, setup);
 
-  if (setup.tp > 1 && setup.collectives) {
-    const std::int64_t act = bytes_of(setup.types.activation);
-    if (setup.backend == BackendKind::cpu) {
-      // Open MPI's all-reduce of the in-place partial sum (b × hidden) works
-      // through a temporary of the message's size (recursive doubling or ring).
-      terms.comm_buffers.per_sequence = std::int64_t{plan.hidden} * act;
-    } else {
-      terms.comm_buffers.fixed = 2 * kNcclChannels * kNcclBytesPerChannelPeer;
-    }
-  }
+  if (setup.collectives) terms.comm_buffers = comm_buffer_term(plan, setup);
   if (setup.check && setup.tp > 1) {
     // check_step: TP-1 weights and state live beside the TP-k ones. The CPU
     // attention scratch is one buffer grown to the larger (TP-1) shape, and

@@ -36,11 +36,17 @@ MemoryTypes dtype_memory_types(ElementType dtype);
 
 // What runs on the rank.
 struct MemorySetup {
-  BackendKind backend = BackendKind::cpu;  // whose workspaces and communication buffers: cpu (MPI) or cuda (NCCL)
+  BackendKind backend = BackendKind::cpu;           // whose workspaces, and the memory a oneshot collective uses
+  CollectiveKind collective = CollectiveKind::mpi;  // whose communication buffers: mpi, nccl or oneshot
   MemoryTypes types;
   int tp = 1;                   // k
   bool check = false;           // --check: the group's first rank also builds TP-1's weights and state (k > 1)
   bool collectives = true;      // false for replay and --no-comm: no communication buffers
+  // The TP degrees of every group a rank holds at once, tp's own among them
+  // (the study's rounds keep a group of 1 and of each k of the grid); empty:
+  // tp's group alone. Counted for oneshot, whose every group keeps its
+  // buffers from its first call on.
+  std::vector<int> groups_held = {};
 };
 
 struct MemoryTerm {
@@ -57,7 +63,7 @@ struct MemoryTerms {
   MemoryTerm kv_cache;      // K and V history of every layer
   MemoryTerm activations;   // residual stream, QKV, MLP, logits, tokens
   MemoryTerm workspaces;    // attention scratch, BLAS packing buffers, cuBLAS workspace
-  MemoryTerm comm_buffers;  // what the all-reduce and all-gather allocate beside the step's own tensors
+  MemoryTerm comm_buffers;  // what the collective allocates beside the step's own tensors
 };
 
 // UsageError when k does not fit the model (shard_plan_problem).

@@ -87,7 +87,8 @@ std::vector<int> ablation_degrees(const StudyDeclaration& d, CollectiveKind coll
   return degrees;
 }
 
-void check_ablation_collective(const StudyDeclaration& d, CollectiveKind collective) {
+void check_ablation_collective(const StudyRuntime& rt, CollectiveKind collective) {
+  const StudyDeclaration& d = rt.declaration;
   const std::vector<int> degrees = ablation_degrees(d, collective);
   require_built(collective, "--ablate-collective");
   // The decoder's activations live where its backend keeps them; the
@@ -99,6 +100,12 @@ void check_ablation_collective(const StudyDeclaration& d, CollectiveKind collect
                                  decoder == MemoryKind::device ? "device" : "host"));
   if (collective == CollectiveKind::oneshot)
     require_tp_groups_on_one_node(MPI_COMM_WORLD, degrees, "--ablate-collective oneshot");
+  // The study's own check counted its collective's buffers; the ablation's
+  // steps hold this one's, one TP group at a time.
+  GridChoice steps = d;
+  steps.grid.tp = degrees;
+  check_grid_memory(rt.config, steps,
+                    MemorySetup{d.backend, collective, backend_memory_types(d.backend), 1, false, true}, rt.ranks);
 }
 
 void ablation_stage(StudyRuntime& rt, ResultsFile* file, CollectiveKind collective,

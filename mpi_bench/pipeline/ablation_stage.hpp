@@ -23,10 +23,12 @@ namespace tpb {
 // or when `collective` is the study's own.
 std::vector<int> ablation_degrees(const StudyDeclaration& declaration, CollectiveKind collective);
 
-// Collective, after every rank has parsed the flags: UsageError on every rank
-// where `collective` cannot run this study's groups (a one-shot group spanning
-// nodes, NCCL without a GPU backend, a communicator this build lacks).
-void check_ablation_collective(const StudyDeclaration& declaration, CollectiveKind collective);
+// Collective, after the study's runtime has started (its dry run too):
+// UsageError on every rank where `collective` cannot run this study's groups
+// (a one-shot group spanning nodes, NCCL without a GPU backend, a
+// communicator this build lacks), or where the ablation's steps with
+// `collective`'s buffers would not fit this rank's memory.
+void check_ablation_collective(const StudyRuntime& runtime, CollectiveKind collective);
 
 // Collective. `file` is non-null on world rank 0 only; the study's
 // registration and measurement are already on it. Writes

@@ -18,7 +18,7 @@ ModelConfig full_model(const H5File& file, const std::string& name) {
 }
 
 DecisionDegree degree_inputs(const ModelConfig& full, BackendKind backend, int k, int layers_run, bool measured) {
-  const MemorySetup setup{backend, backend_memory_types(backend), k, false, k > 1};
+  const MemorySetup setup{backend, default_collective_kind(backend), backend_memory_types(backend), k, false, k > 1};
   DecisionDegree d;
   d.k = k;
   d.measured = measured;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -118,6 +119,14 @@ RoundsDesign registered_design(const Registration& r) {
                             kill_switch_for(r.kill_switches, "ideal"));
 }
 
+std::vector<int> round_group_degrees(const std::vector<int>& grid_tp) {
+  std::vector<int> degrees = grid_tp;
+  degrees.push_back(1);
+  std::sort(degrees.begin(), degrees.end());
+  degrees.erase(std::unique(degrees.begin(), degrees.end()), degrees.end());
+  return degrees;
+}
+
 void run_study_rounds(StudyRuntime& rt, ResultsFile* file, const Registration* registration) {
   const StudyDeclaration& d = rt.declaration;
   RoundsDesign design;
@@ -131,9 +140,7 @@ void run_study_rounds(StudyRuntime& rt, ResultsFile* file, const Registration* r
   const std::vector<RoundCondition> conditions = round_conditions(d.grid);
   const std::vector<std::vector<std::size_t>> orders = round_visit_orders(conditions.size(), max_rounds, seed);
   std::map<int, std::unique_ptr<Communicator>> groups;
-  groups[1] = split_into_tp_groups(*rt.world, 1);
-  for (int k : d.grid.tp)
-    if (!groups.count(k)) groups[k] = split_into_tp_groups(*rt.world, k);
+  for (int k : round_group_degrees(d.grid.tp)) groups[k] = split_into_tp_groups(*rt.world, k);
   StepOptions options;
   options.warmup = d.warmup_iters;
   options.iters = d.iters;

@@ -7,6 +7,8 @@
 // Cells are judged at the sealed checkpoints only; the study stops at the
 // first checkpoint where every cell is decided, at the sealed maximum, or at
 // the last checkpoint the time budget allows.
+#include <vector>
+
 #include "mpi_bench/pipeline/study_runtime.hpp"
 #include "predictor/registration.hpp"
 
@@ -16,6 +18,10 @@ namespace tpb {
 // the registration carries the design (a version-1 registration, sealed
 // before rounds existed, is measured under the default design).
 void run_study_rounds(StudyRuntime& runtime, ResultsFile* file, const Registration* registration);
+
+// The TP degrees of the groups the rounds hold at once, ascending: 1 (the
+// anchors, the control and each rank alone) and every k of `grid_tp`.
+std::vector<int> round_group_degrees(const std::vector<int>& grid_tp);
 
 // The design a registration was sealed with, or the default design at its
 // kill switch and seed for a version-1 registration.

@@ -15,6 +15,7 @@
 #include "common/error.hpp"
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/pipeline/decision_options.hpp"
+#include "mpi_bench/pipeline/study_rounds.hpp"
 #include "mpi_bench/step_output.hpp"
 #include "mpi_bench/watchdog.hpp"
 #include "predictor/sha256.hpp"
@@ -76,10 +77,14 @@ StudyRuntime start_study_runtime(const StudyDeclaration& declaration) {
     if (declaration.collective == CollectiveKind::oneshot)
       require_tp_groups_on_one_node(MPI_COMM_WORLD, declaration.grid.tp, "--collective oneshot");
     check_predicted_degrees(rt.config, declaration.decision);
-    // Before the backend exists: nothing is allocated for a grid that cannot fit.
-    rt.memory = check_grid_memory(
-        rt.config, declaration,
-        MemorySetup{declaration.backend, backend_memory_types(declaration.backend), 1, false, true}, rt.ranks);
+    // Before the backend exists: nothing is allocated for a grid that cannot
+    // fit. With the groups the rounds hold at once (for calibrate too: it
+    // refuses a study whose measurement could not run).
+    rt.memory = check_grid_memory(rt.config, declaration,
+                                  MemorySetup{declaration.backend, declaration.collective,
+                                              backend_memory_types(declaration.backend), 1, false, true,
+                                              round_group_degrees(declaration.grid.tp)},
+                                  rt.ranks);
     if (declaration.dry_run) return;
     rt.backend = make_backend(declaration.backend);
   });

@@ -6,6 +6,9 @@
 
 #include <string>
 
+#include "collectives/oneshot_cuda_kernels.hpp"
+#include "collectives/oneshot_footprint.hpp"
+#include "collectives/shared_exchange.hpp"
 #include "common/error.hpp"
 #include "mpi_bench/memory_ledger.hpp"
 #include "predictor/kv_answer.hpp"
@@ -17,10 +20,21 @@ namespace {
 
 ModelConfig config(const std::string& name) { return load_model_config(std::string(TPB_CONFIG_DIR) + "/" + name); }
 
+// TP-k on `backend` with `collective`, at the backend's storage types.
+MemorySetup setup_for(BackendKind backend, CollectiveKind collective, int k) {
+  MemorySetup setup;
+  setup.backend = backend;
+  setup.collective = collective;
+  setup.types = backend_memory_types(backend);
+  setup.tp = k;
+  return setup;
+}
+MemorySetup cpu_mpi(int k) { return setup_for(BackendKind::cpu, CollectiveKind::mpi, k); }
+
 TEST(MemoryEstimate, TinyLlamaCpuByHand) {
   // tiny-llama: hidden 64, intermediate 128, 2 layers, 4 heads, 2 KV heads of 16, vocabulary 256, untied, f32.
   const ModelConfig tiny = config("tiny-llama.json");
-  const MemoryEstimate e = estimate_rank_memory(tiny, MemorySetup{BackendKind::cpu, backend_memory_types(BackendKind::cpu), 1, false}, 2, 127);
+  const MemoryEstimate e = estimate_rank_memory(tiny, cpu_mpi(1), 2, 127);
   // Per layer 64 + 64·64 (q) + 2·32·64 (k, v) + 64·64 (o) + 64 + 3·128·64 = 36,992 values; two layers, final
   // norm 64, LM head and embedding 256·64 each: 106,816 f32, plus the RoPE table of 8 f32.
   EXPECT_EQ(e.weights, 106'816 * 4 + 8 * 4);
@@ -37,7 +51,7 @@ TEST(MemoryEstimate, TinyLlamaCpuByHand) {
 
 TEST(MemoryEstimate, TpTwoHalvesTheShardAndAddsTheReductionBuffer) {
   const ModelConfig tiny = config("tiny-llama.json");
-  const MemorySetup setup{BackendKind::cpu, backend_memory_types(BackendKind::cpu), 2, false};
+  const MemorySetup setup = cpu_mpi(2);
   const MemoryEstimate e = estimate_rank_memory(tiny, setup, 4, 31);
   EXPECT_EQ(e.kv_cache, 256 * 4 * 32);          // one KV head of two: half of 512 B per token
   EXPECT_EQ(e.comm_buffers, 4 * 64 * 4);        // one b × hidden f32 temporary for the all-reduce
@@ -49,15 +63,81 @@ TEST(MemoryEstimate, TpTwoHalvesTheShardAndAddsTheReductionBuffer) {
 TEST(MemoryEstimate, LargestGridPointIsTheLargest) {
   const ModelConfig tiny = config("tiny-llama.json");
   const MemoryEstimate largest =
-      largest_grid_estimate(tiny, MemorySetup{BackendKind::cpu, backend_memory_types(BackendKind::cpu), 1, false}, {1, 2}, {1, 8}, {16, 64});
+      largest_grid_estimate(tiny, cpu_mpi(1), {1, 2}, {1, 8}, {16, 64});
   EXPECT_EQ(largest.tp, 1);
   EXPECT_EQ(largest.batch, 8);
   EXPECT_EQ(largest.context, 64);
 }
 
 TEST(MemoryEstimate, RefusesADegreeTheModelCannotShard) {
-  EXPECT_THROW(memory_terms(config("tiny-llama.json"), MemorySetup{BackendKind::cpu, backend_memory_types(BackendKind::cpu), 3, false}),
-               UsageError);
+  EXPECT_THROW(memory_terms(config("tiny-llama.json"), cpu_mpi(3)), UsageError);
+}
+
+// The one-shot communicators' buffers, from the constants they allocate with:
+// the estimate must change when their allocations do.
+std::int64_t cuda_oneshot_bytes(int k) {
+  return static_cast<std::int64_t>(kOneshotCudaHeaderBytes + 2 * kDefaultOneshotCapacityBytes +
+                                   static_cast<std::size_t>(k) * sizeof(char*));
+}
+
+TEST(MemoryEstimate, OneshotOnCudaAddsItsIpcBufferAndPeerTable) {
+  const ModelConfig llama = config("llama-3.1-8b.json");
+  for (int k : {1, 2, 4, 8}) {
+    const MemorySetup oneshot = setup_for(BackendKind::cuda, CollectiveKind::oneshot, k);
+    const MemorySetup nccl = setup_for(BackendKind::cuda, CollectiveKind::nccl, k);
+    for (int batch : {1, 32}) {
+      const MemoryEstimate e = estimate_rank_memory(llama, oneshot, batch, 1023);
+      const MemoryEstimate n = estimate_rank_memory(llama, nccl, batch, 1023);
+      // Its own buffer (control block, two 8 MiB slots) and the device table of k buffer pointers, at any batch,
+      // at k = 1 too (a group of one maps its buffer at the first call); the peers' buffers are theirs.
+      EXPECT_EQ(e.comm_buffers, cuda_oneshot_bytes(k)) << "k=" << k << " b=" << batch;
+      EXPECT_EQ(e.comm_buffers, static_cast<std::int64_t>(oneshot_device_bytes_per_rank(k)));
+      // In place of NCCL's buffers, every other term unchanged.
+      EXPECT_EQ(e.total() - e.comm_buffers, n.total() - n.comm_buffers) << "k=" << k << " b=" << batch;
+    }
+  }
+  // 512 B of control block and 2 × 8 MiB of slots, 16 B of pointers at k = 2.
+  EXPECT_EQ(cuda_oneshot_bytes(2), 512 + (16LL << 20) + 16);
+}
+
+TEST(MemoryEstimate, OneshotOnCpuAddsItsSegmentOfTheSharedWindow) {
+  const ModelConfig tiny = config("tiny-llama.json");
+  // This rank's segment: two 64-byte flag lines, two 8 MiB slots, up to 63 B to align the flags.
+  const auto segment =
+      static_cast<std::int64_t>(SharedExchange::segment_allocation_bytes(kDefaultOneshotCapacityBytes));
+  EXPECT_EQ(segment, 2 * 64 + (16LL << 20) + 63);
+  for (int k : {1, 2}) {
+    const MemorySetup oneshot = setup_for(BackendKind::cpu, CollectiveKind::oneshot, k);
+    for (int batch : {1, 8}) {
+      const MemoryEstimate e = estimate_rank_memory(tiny, oneshot, batch, 31);
+      EXPECT_EQ(e.comm_buffers, segment) << "k=" << k << " b=" << batch;  // fixed: no MPI temporary per sequence
+      const MemoryEstimate m = estimate_rank_memory(tiny, cpu_mpi(k), batch, 31);
+      EXPECT_EQ(e.total() - e.comm_buffers, m.total() - m.comm_buffers) << "k=" << k << " b=" << batch;
+    }
+  }
+  EXPECT_EQ(static_cast<std::int64_t>(oneshot_host_bytes_per_rank()), segment);
+}
+
+TEST(MemoryEstimate, OneshotCountsEveryGroupHeldAtOnce) {
+  // The study's rounds keep a group of 1, 2 and 4 alive at once, each with its own buffers.
+  const ModelConfig llama = config("llama-3.1-8b.json");
+  MemorySetup cuda = setup_for(BackendKind::cuda, CollectiveKind::oneshot, 2);
+  cuda.groups_held = {1, 2, 4};
+  EXPECT_EQ(estimate_rank_memory(llama, cuda, 1, 0).comm_buffers,
+            cuda_oneshot_bytes(1) + cuda_oneshot_bytes(2) + cuda_oneshot_bytes(4));
+  MemorySetup cpu = setup_for(BackendKind::cpu, CollectiveKind::oneshot, 2);
+  cpu.groups_held = {1, 2, 4};
+  EXPECT_EQ(estimate_rank_memory(llama, cpu, 1, 0).comm_buffers,
+            3 * static_cast<std::int64_t>(oneshot_host_bytes_per_rank()));
+}
+
+TEST(MemoryEstimate, NoCollectivesNoOneshotBuffers) {
+  // replay and --no-comm: the group never makes a collective call, so it never maps its buffers.
+  for (const BackendKind backend : {BackendKind::cpu, BackendKind::cuda}) {
+    MemorySetup setup = setup_for(backend, CollectiveKind::oneshot, 2);
+    setup.collectives = false;
+    EXPECT_EQ(estimate_rank_memory(config("tiny-llama.json"), setup, 4, 31).comm_buffers, 0);
+  }
 }
 
 // Llama-3.1-70B in bf16: TP-1 holds all 70.55 B parameters, 131.4 GiB.
@@ -65,7 +145,7 @@ TEST(MemoryLedger, Llama70BWeightsDoNotFit120GAtTp1ButDoAtTp2) {
   const ModelConfig llama = config("llama-3.1-70b.json");
   const MemoryBudget budget = mem_per_device_budget("120G");
   const auto line_at = [&](int k) {
-    return ledger_line(memory_terms(llama, MemorySetup{BackendKind::cuda, dtype_memory_types(ElementType::bf16), k, false}));
+    return ledger_line(memory_terms(llama, setup_for(BackendKind::cuda, CollectiveKind::nccl, k)));
   };
   const DeviceMemoryLine tp1 = line_at(1);
   EXPECT_EQ(tp1.weight_bytes, 2 * parameter_count(llama) + 64 * 4);  // bf16 values, and the f32 RoPE table
@@ -84,7 +164,7 @@ TEST(MemoryLedger, KvBytesPerDeviceAgreeBetweenEstimatorAndLedger) {
   const std::int64_t logical = kv_bytes_per_token(kv_cache_shape(llama, ElementType::bf16));
   for (int k : {1, 2, 4, 8, 16}) {
     const DeviceMemoryLine line =
-        ledger_line(memory_terms(llama, MemorySetup{BackendKind::cuda, dtype_memory_types(ElementType::bf16), k, false}));
+        ledger_line(memory_terms(llama, setup_for(BackendKind::cuda, CollectiveKind::nccl, k)));
     EXPECT_EQ(line.kv_bytes_per_token, kv_device_share(logical, llama.num_kv_heads, k).kv_bytes_per_token) << "k=" << k;
   }
 }
@@ -96,7 +176,7 @@ class AdmittedBatchPassesTheCheck : public ::testing::TestWithParam<int> {};
 TEST_P(AdmittedBatchPassesTheCheck, AndOneMoreDoesNot) {
   const int context = GetParam();
   const ModelConfig model = config("llama-3.2-1b.json");
-  const MemorySetup setup{BackendKind::cpu, backend_memory_types(BackendKind::cpu), 2, false};
+  const MemorySetup setup = cpu_mpi(2);
   const MemoryBudget budget{6LL << 30, "test budget"};  // above TP-2's 3.4 GiB of f32 weights
   const DeviceMemoryLine line = ledger_line(memory_terms(model, setup));
   const std::int64_t admitted = admissible_sequences(line, device_capacity(line, budget.bytes, 0), context + 1, 1);

@@ -53,7 +53,7 @@ int run(int argc, char** argv) {
   const std::unique_ptr<tpb::Backend> backend = tpb::make_backend(tpb::BackendKind::cpu);
   const std::unique_ptr<tpb::Communicator> group = tpb::make_communicator("mpi", MPI_COMM_WORLD);
   const tpb::StepPoint point{group->size(), std::atoi(argv[3]), std::atoi(argv[4])};
-  const tpb::MemorySetup setup{tpb::BackendKind::cpu, tpb::backend_memory_types(tpb::BackendKind::cpu), point.tp, false};
+  const tpb::MemorySetup setup{tpb::BackendKind::cpu, tpb::CollectiveKind::mpi, tpb::backend_memory_types(tpb::BackendKind::cpu), point.tp, false};
   const tpb::MemoryEstimate estimate = tpb::estimate_rank_memory(config, setup, point.batch, point.context);
 
   const auto before = static_cast<std::int64_t>(tpb::resident_bytes());

@@ -2,7 +2,8 @@
 # the ablation's sweeps, registration and TP-2 steps land below
 # /ablation/oneshot without touching the study's own groups, the report shows
 # the collective term of both implementations per k, and `mpi_bench verify`
-# accepts the file. Bad ablation input: one-line error, exit 2, no file.
+# accepts the file. Bad ablation input (and an ablation whose one-shot buffers
+# do not fit): one-line error, exit 2, no file.
 set(out ${OUTPUT_DIR}/study_ablation)
 file(REMOVE_RECURSE ${out})
 set(study_args --model ${TINY_CONFIG} --tp 1,2 --batch 1,2 --context 16 -w 1 -n 4 --sweep-iters 3)
@@ -30,7 +31,8 @@ function(expect_refused label expected)
   file(REMOVE_RECURSE ${bad})
   execute_process(COMMAND ${MPIEXEC} --oversubscribe -n 2 ${MPI_BENCH} run ${study_args} ${ARGN} -o ${bad}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr TIMEOUT 120)
-  string(REGEX MATCHALL "tpbench: error: [^\n]*" lines "${stderr}")
+  string(REPLACE ";" "," flat "${stderr}")  # a ';' in a message would split the list of lines
+  string(REGEX MATCHALL "tpbench: error: [^\n]*" lines "${flat}")
   list(LENGTH lines count)
   string(FIND "${stderr}" "${expected}" found)
   if(NOT rc EQUAL 2 OR NOT count EQUAL 1 OR found EQUAL -1 OR EXISTS ${bad})
@@ -41,3 +43,7 @@ endfunction()
 expect_refused(unknown "tpbench: error: --ablate-collective: invalid value 'foo'" --ablate-collective foo)
 expect_refused(own "tpbench: error: --ablate-collective: 'mpi' is the study's own collective"
                --collective mpi --ablate-collective mpi)
+# The study's own steps (MPI) fit 8 MiB; the ablation's hold the one-shot
+# window's 16 MiB segment besides them, and are refused before anything runs.
+expect_refused(memory "tpbench: error: memory: TP-2 b=2 c=16 needs" --collective mpi --ablate-collective oneshot
+               --mem-per-device 8M)
