@@ -23,13 +23,17 @@ void require_memory(CollectiveKind kind, MemoryKind memory, MemoryKind works_on)
 
 }  // namespace
 
+MemoryKind decoder_memory(BackendKind backend) {
+  return backend == BackendKind::cuda ? MemoryKind::device : MemoryKind::host;
+}
+
 MemoryKind collective_memory(CollectiveKind kind, BackendKind backend) {
   switch (kind) {
     case CollectiveKind::mpi: return MemoryKind::host;
     case CollectiveKind::nccl: return MemoryKind::device;
     case CollectiveKind::oneshot: break;
   }
-  return backend == BackendKind::cuda ? MemoryKind::device : MemoryKind::host;
+  return decoder_memory(backend);
 }
 
 void require_built(CollectiveKind kind, std::string_view flag) {

@@ -12,6 +12,10 @@
 
 namespace tpb {
 
+// The memory the decoder of `backend` keeps its tensors in: host for cpu,
+// device for cuda (what its Backend::memory_kind() says, known before one exists).
+MemoryKind decoder_memory(BackendKind backend);
+
 // The memory a communicator of `kind` works on for the data of `backend`:
 // host memory for mpi, device memory for nccl, and the backend's own for
 // oneshot, which has both (host for cpu, device for cuda).

@@ -93,11 +93,10 @@ void check_ablation_collective(const StudyRuntime& rt, CollectiveKind collective
   require_built(collective, "--ablate-collective");
   // The decoder's activations live where its backend keeps them; the
   // collective must work on that memory.
-  const MemoryKind decoder = d.backend == BackendKind::cuda ? MemoryKind::device : MemoryKind::host;
+  const MemoryKind decoder = decoder_memory(d.backend);
   if (collective_memory(collective, d.backend) != decoder)
     throw UsageError(fmt::format("--ablate-collective: '{}' does not work on the {} backend's {} memory",
-                                 to_string(collective), to_string(d.backend),
-                                 decoder == MemoryKind::device ? "device" : "host"));
+                                 to_string(collective), to_string(d.backend), to_string(decoder)));
   if (collective == CollectiveKind::oneshot)
     require_tp_groups_on_one_node(MPI_COMM_WORLD, degrees, "--ablate-collective oneshot");
   // The study's own check counted its collective's buffers; the ablation's

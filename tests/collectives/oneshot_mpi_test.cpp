@@ -198,6 +198,15 @@ TEST(CommunicatorFactory, OneshotOnDeviceMemoryIsTheCudaOneOrRefused) {
 #endif
 }
 
+// One mapping from the backend to its memory: the ablation's check and the
+// one-shot's choice of memory read the same function.
+TEST(CommunicatorFactory, OneshotWorksOnTheDecodersMemory) {
+  EXPECT_EQ(decoder_memory(BackendKind::cpu), MemoryKind::host);
+  EXPECT_EQ(decoder_memory(BackendKind::cuda), MemoryKind::device);
+  for (const BackendKind backend : {BackendKind::cpu, BackendKind::cuda})
+    EXPECT_EQ(collective_memory(CollectiveKind::oneshot, backend), decoder_memory(backend)) << to_string(backend);
+}
+
 TEST(CommunicatorFactory, MpiAndNcclEachWorkOnOneMemoryOnly) {
   EXPECT_EQ(collective_memory(CollectiveKind::mpi, BackendKind::cuda), MemoryKind::host);
   EXPECT_EQ(collective_memory(CollectiveKind::nccl, BackendKind::cpu), MemoryKind::device);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/communicator_factory.hpp"
 #include "tests/tp_decoder_cuda/twin_backends.hpp"
 #include "tp_decoder/synthetic_weights.hpp"
 
@@ -332,6 +333,7 @@ TEST_F(CudaBackendBasics, EventsTimeTheStream) {
 TEST_F(CudaBackendBasics, StorageTypes) {
   EXPECT_EQ(cuda_->name(), "cuda");
   EXPECT_EQ(cuda_->memory_kind(), MemoryKind::device);
+  EXPECT_EQ(cuda_->memory_kind(), decoder_memory(BackendKind::cuda));  // what is known before a backend exists
   EXPECT_FALSE(cuda_->host_synchronous());
   EXPECT_EQ(cuda_->storage_type(TensorRole::weight), ElementType::bf16);
   EXPECT_EQ(cuda_->storage_type(TensorRole::activation), ElementType::bf16);
