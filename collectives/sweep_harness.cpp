@@ -291,6 +291,7 @@ SweepResult run_collective_sweep(Communicator& group, const CollectiveSpec& spec
   SweepResult result;
   result.operation = spec.name;
   result.backend = group.backend_name();
+  result.memory = group.memory_kind();
   result.type = options.type;
   result.group_size = ranks;
   result.iters = options.iters;

@@ -68,6 +68,7 @@ struct SweepPoint {
 struct SweepResult {
   std::string operation;  // spec name
   std::string backend;
+  MemoryKind memory = MemoryKind::host;  // where the swept buffers lived
   DataType type = DataType::f32;
   int group_size = 1;
   int iters = 0;

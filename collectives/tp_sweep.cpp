@@ -80,6 +80,7 @@ TpSweep run_tp_sweep(Communicator& world, int k, const CollectiveSpec& spec, con
   tp.operation = spec.name;
   tp.spec = &spec;
   tp.backend = result.backend;
+  tp.memory = result.memory;
   tp.type = result.type;
   tp.k = k;
   tp.world_size = world.size();

@@ -17,6 +17,7 @@ struct TpSweep {
   std::string operation;   // spec name
   const CollectiveSpec* spec = nullptr;  // what was swept
   std::string backend;
+  MemoryKind memory = MemoryKind::host;  // where the swept buffers lived
   DataType type = DataType::f32;
   int k = 1;
   int world_size = 1;

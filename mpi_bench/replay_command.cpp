@@ -78,7 +78,7 @@ int run_replay(const ReplayCommandOptions& o, const Invocation& invocation) {
           const StepPointRecord record = single_rank_record(terms);
           if (results) {
             write_step_point(results->h5(), step_point_path(info), record,
-                             step_point_attributes(info, plan.config, terms));
+                             step_point_attributes(info, plan.config, terms, nullptr));
             results->flush();
           }
           fmt::print("  {:>3} {:>5} {:>7} {:>12.1f} {:>11.1f} {:>16}\n", k, batch, context, median(record.t_step_us),

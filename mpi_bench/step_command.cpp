@@ -149,7 +149,7 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
         if (!ranks.is_root()) continue;
         if (results) {
           write_step_point(results->h5(), step_point_path(info), record,
-                           step_point_attributes(info, plan.config, terms));
+                           step_point_attributes(info, plan.config, terms, group.get()));
           if (membw_GBps > 0)
             write_attribute(results->h5().group(step_point_path(info)).id(), "membw_read_GBps", membw_GBps);
           results->flush();  // a killed job keeps every finished point

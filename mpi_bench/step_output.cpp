@@ -71,7 +71,8 @@ std::string step_point_path(const StepRunInfo& info) {
                          info.point.batch, info.point.context);
 }
 
-StepPointAttributes step_point_attributes(const StepRunInfo& info, const ModelConfig& config, const StepTerms& t) {
+StepPointAttributes step_point_attributes(const StepRunInfo& info, const ModelConfig& config, const StepTerms& t,
+                                          const Communicator* group) {
   const StepOptions& o = info.options;
   StepPointAttributes a;
   a.tp = info.point.tp;
@@ -81,6 +82,10 @@ StepPointAttributes step_point_attributes(const StepRunInfo& info, const ModelCo
   a.layers_in_file = config.num_layers_in_file;
   a.model = config.name;
   a.backend = info.backend;
+  if (group && !o.no_comm) {
+    a.collective = group->backend_name();
+    a.collective_memory = std::string(to_string(group->memory_kind()));
+  }
   a.device = t.device;
   a.dtype = to_string(t.weight_type);
   a.activation_dtype = to_string(t.activation_type);

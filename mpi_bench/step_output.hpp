@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "collectives/communicator.hpp"
 #include "results/h5_file.hpp"
 #include "results/step_point.hpp"
 #include "tp_decoder/model_config.hpp"
@@ -31,9 +32,10 @@ StepPointRecord gather_step_point(MPI_Comm comm, int tp, const StepTerms& mine);
 StepPointRecord single_rank_record(const StepTerms& terms);
 
 // The point's attributes; `root_terms` are the gathering rank's own (what ran,
-// and its group's check).
+// and its group's check), `group` its TP group's communicator (null for a
+// replay), which names the collective and the memory its data lived in.
 StepPointAttributes step_point_attributes(const StepRunInfo& info, const ModelConfig& config,
-                                          const StepTerms& root_terms);
+                                          const StepTerms& root_terms, const Communicator* group);
 
 std::string step_point_path(const StepRunInfo& info);  // {root}/k{K}/b{B}_c{C}
 

@@ -21,7 +21,7 @@ std::string prereg_text(std::string_view collective) { return ablation_root_path
 void write_ablation_prereg(H5File& file, std::string_view collective, const PreregRecord& record) {
   {
     H5Handle root = file.group(ablation_root_path(collective));
-    write_attribute(root.id(), "collective", std::string(collective));
+    write_attribute(root.id(), collective_attribute::name, std::string(collective));
   }
   file.write_strings(prereg_text(collective), {record.text});
   H5Handle group = file.group(prereg_group(collective));

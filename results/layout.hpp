@@ -36,6 +36,15 @@ inline constexpr const char* kMembwReadGBps = "/membw/read_GBps";  // (passes ×
 inline constexpr const char* kD2dGroup = "/d2d";
 inline constexpr const char* kD2dCopyGBps = "/d2d/copy_GBps";  // (passes × ranks)
 
+// Attributes of a sweep or step group naming where its collective's data lived:
+// "host" or "device" (to_string(MemoryKind)). A sweep group names its
+// collective in `backend`, a step group in `collective`; a step group where
+// no collective ran (a replay, --no-comm) has neither.
+namespace collective_attribute {
+inline constexpr const char* name = "collective";           // step groups, an ablation's root: "mpi", "nccl", "oneshot"
+inline constexpr const char* memory = "collective_memory";  // sweep and step groups: "host" or "device"
+}  // namespace collective_attribute
+
 // Where a step point was measured: the decode step, its ablations, or a
 // single-device shard replay.
 enum class StepRoot { step, step_nocomm, step_graph, step_graph_nocomm, replay };

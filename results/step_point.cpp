@@ -110,6 +110,10 @@ void write_step_point(H5File& file, const std::string& path, const StepPointReco
   write_attribute(g, "layers_in_file", std::int64_t{a.layers_in_file});
   write_attribute(g, "model", a.model);
   write_attribute(g, "backend", a.backend);
+  if (!a.collective.empty()) {
+    write_attribute(g, collective_attribute::name, a.collective);
+    write_attribute(g, collective_attribute::memory, a.collective_memory);
+  }
   write_attribute(g, "device", a.device);
   write_attribute(g, "dtype", a.dtype);
   write_attribute(g, "activation_dtype", a.activation_dtype);

@@ -62,6 +62,10 @@ struct StepPointAttributes {
   int layers_in_file = 0;
   std::string model;
   std::string backend;
+  // The communicator of the point's TP group and where its data lived ("host"
+  // or "device"); empty where no collective ran (a replay, --no-comm).
+  std::string collective;
+  std::string collective_memory;
   std::string device;
   std::string dtype;
   std::string activation_dtype;

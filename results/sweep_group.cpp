@@ -30,6 +30,7 @@ void write_sweep_group(H5File& file, SweepRoot root, const SweepGroupRecord& tp,
   const hid_t id = group.id();
   write_attribute(id, "operation", tp.operation);
   write_attribute(id, "backend", tp.backend);
+  write_attribute(id, collective_attribute::memory, tp.collective_memory);
   write_attribute(id, "datatype", tp.datatype);
   write_attribute(id, "k", std::int64_t{tp.k});
   write_attribute(id, "n_groups", std::int64_t{tp.n_groups});

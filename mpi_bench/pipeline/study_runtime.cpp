@@ -166,7 +166,7 @@ GatheredPoint run_point_everywhere(StudyRuntime& rt, Communicator* group, const 
   if (!rt.ranks.is_root()) return out;
   out.path = step_point_path(info);
   out.group0 = record_columns(world, 0, group_size);
-  out.attributes = step_point_attributes(info, rt.config, terms);
+  out.attributes = step_point_attributes(info, rt.config, terms, group);
   out.all_ranks_t_rank_us = world.t_rank_us;
   return out;
 }

@@ -16,6 +16,9 @@ def check(path):
                 iters = int(g.attrs["iters"])
                 ranks = int(g.attrs["world_size"])
                 assert ranks == 2, ranks
+                # The default collective: MPI on host memory, or NCCL on device memory where a GPU is visible.
+                memory = {"mpi": "host", "nccl": "device"}[g.attrs["backend"]]
+                assert g.attrs["collective_memory"] == memory, (root, k, g.attrs["collective_memory"])
                 for name in ("time_us", "time_inplace_us"):
                     assert g[name].shape == (n_sizes, iters, ranks), (root, k, name, g[name].shape)
                     assert (g[name][...] > 0).all(), (root, k, name)

@@ -1,5 +1,5 @@
 # `mpi_bench sweep` in both timing modes on 2 ranks, one-shot and MPI: every
-# group records its collective and timing mode, the overhead is measured, and
+# group records its collective, the memory it worked on and its timing mode, the overhead is measured, and
 # the check (batch: on inputs that change between calls) finds nothing wrong,
 # and `mpi_bench verify` accepts the file (its schema names every dataset).
 # The one-shot works on device memory (CUDA IPC) where this build has CUDA
@@ -31,7 +31,7 @@ function(run_and_check label backend timing batch_calls)
   if(timing STREQUAL "per-call")
     set(recorded_calls 0)
   endif()
-  execute_process(COMMAND /usr/bin/python3 ${CHECKER} ${output} ${backend} ${timing} ${recorded_calls}
+  execute_process(COMMAND /usr/bin/python3 ${CHECKER} ${output} ${backend} ${timing} ${recorded_calls} ${memory}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "sweep ${label}: HDF5 check failed:\n${out}\n${err}")

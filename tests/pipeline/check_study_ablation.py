@@ -21,12 +21,21 @@ with h5py.File(os.path.join(out, "study.h5"), "r") as f:
     for k in (1, 2):
         for root in ("/sweep", "/sweep_allgather"):
             assert f[f"{root}/k{k}"].attrs["backend"] == "mpi", (root, k)
+            assert f[f"{root}/k{k}"].attrs["collective_memory"] == "host", (root, k)
+    # A step point names its group's collective and where its data lived; a
+    # point where no collective ran (a replay, --no-comm) names none.
+    for point in ("k1/b1_c16", "k2/b1_c16", "k2/b2_c16"):
+        g = f[f"/step/{point}"]
+        assert (g.attrs["collective"], g.attrs["collective_memory"]) == ("mpi", "host"), point
+    for point in ("/replay/k2/b1_c16", "/step_nocomm/k2/b1_c16"):
+        assert "collective" not in f[point].attrs and "collective_memory" not in f[point].attrs, point
     abl = f["/ablation/oneshot"]
     assert abl.attrs["collective"] == "oneshot"
     for root in ("sweep", "sweep_allgather"):
         assert sorted(abl[root].keys()) == ["k2"], (root, list(abl[root].keys()))
         g = abl[f"{root}/k2"]
         assert g.attrs["backend"] == "oneshot", (root, g.attrs["backend"])
+        assert g.attrs["collective_memory"] == "host", (root, g.attrs["collective_memory"])
         assert (g["wrong"][...] == 0).all() and (g["wrong_inplace"][...] == 0).all(), root
     assert sorted(abl["step"].keys()) == ["k2"], list(abl["step"].keys())
     assert sorted(abl["step/k2"].keys()) == ["b1_c16", "b2_c16"], list(abl["step/k2"].keys())
@@ -36,6 +45,8 @@ with h5py.File(os.path.join(out, "study.h5"), "r") as f:
         ranks = abl[f"step/k2/{point}/t_rank_us"][...]
         assert t.shape == (4, 1) and (t > 0).all(), (point, t.shape)
         assert ranks.shape == (4, 2) and (t[:, 0] == ranks.max(axis=1)).all(), (point, ranks.shape)
+        step = abl[f"step/k2/{point}"]
+        assert (step.attrs["collective"], step.attrs["collective_memory"]) == ("oneshot", "host"), point
         assert f"/step/k2/{point}/t_step_us" in f, point  # the study's own step is still there
     text = abl["prereg/predictions_json"][0]
     text = text.decode() if isinstance(text, bytes) else text

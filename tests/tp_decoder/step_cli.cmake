@@ -32,6 +32,22 @@ foreach(expected "/step/k1/b1_c0/t_step_us +Dataset {2, 4}" "/step/k2/b1_c0/t_st
   endif()
 endforeach()
 
+# Every step point names its group's collective and the memory its data lived
+# in: the backend's default, MPI on host memory (cpu) or NCCL on device memory (cuda).
+execute_process(COMMAND /usr/bin/python3 -c [=[
+import sys
+import h5py
+with h5py.File(sys.argv[1], "r") as f:
+    for k in (1, 2, 4):
+        g = f[f"/step/k{k}/b1_c0"]
+        want = {"cpu": ("mpi", "host"), "cuda": ("nccl", "device")}[g.attrs["backend"]]
+        got = (g.attrs["collective"], g.attrs["collective_memory"])
+        assert got == want, (k, got, want)
+]=] ${WORK}/step_tiny-llama.h5 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 30)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "step_tiny-llama.h5: collective attributes\n${out}\n${err}")
+endif()
+
 execute_process(COMMAND ${MPIEXEC} --oversubscribe -n 4 ${MPI_BENCH} step --model ${CONFIGS}/llama-3.1-8b.json --tp 3
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
 if(rc EQUAL 0)

@@ -174,7 +174,7 @@ TEST(StepOutput, GathersEveryRankAndWritesTheLayout) {
     StepRunInfo info{"cpu", StepPoint{tp, 3, 17}, StepOptions{}, false};
     info.options.no_comm = true;
     write_model_config(file, config);
-    write_step_point(file, step_point_path(info), record, step_point_attributes(info, config, mine));
+    write_step_point(file, step_point_path(info), record, step_point_attributes(info, config, mine, nullptr));
   }
   H5File file(path, H5Mode::read_only);
   std::vector<std::uint64_t> dims;
