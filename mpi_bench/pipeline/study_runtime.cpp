@@ -60,6 +60,10 @@ WeightCache& shard_weights_for(StudyRuntime& rt, int point_tp, bool replay) {
   return rt.shard_weights[{point_tp, replay && point_tp > 1}];
 }
 
+MemorySetup study_memory_setup(const StudyDeclaration& d) {
+  return MemorySetup{d.backend, backend_memory_types(d.backend), 1, false, true};
+}
+
 StudyRuntime start_study_runtime(const StudyDeclaration& declaration) {
   StudyRuntime rt;
   rt.declaration = declaration;
@@ -77,9 +81,7 @@ StudyRuntime start_study_runtime(const StudyDeclaration& declaration) {
       require_tp_groups_on_one_node(MPI_COMM_WORLD, declaration.grid.tp, "--collective oneshot");
     check_predicted_degrees(rt.config, declaration.decision);
     // Before the backend exists: nothing is allocated for a grid that cannot fit.
-    rt.memory = check_grid_memory(
-        rt.config, declaration,
-        MemorySetup{declaration.backend, backend_memory_types(declaration.backend), 1, false, true}, rt.ranks);
+    rt.memory = check_grid_memory(rt.config, declaration, study_memory_setup(declaration), rt.ranks);
     if (declaration.dry_run) return;
     rt.backend = make_backend(declaration.backend);
   });
