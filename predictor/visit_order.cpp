@@ -37,4 +37,21 @@ std::vector<std::size_t> abba_block_order(std::size_t blocks, int round) {
   return order;
 }
 
+std::vector<std::vector<std::size_t>> blocked_round_orders(const std::vector<std::size_t>& block_of, int rounds,
+                                                           std::uint64_t seed) {
+  TPB_CHECK(rounds >= 0, fmt::format("visiting order for {} rounds", rounds));
+  const std::size_t blocks = block_of.empty() ? 0 : *std::max_element(block_of.begin(), block_of.end()) + 1;
+  std::vector<std::vector<std::size_t>> members(blocks);
+  for (std::size_t i = 0; i < block_of.size(); ++i) members[block_of[i]].push_back(i);
+  for (std::size_t b = 0; b < blocks; ++b)
+    TPB_CHECK(!members[b].empty(), fmt::format("block {} of {} holds no condition", b, blocks));
+  SplitMix64 rng(seed);
+  std::vector<std::vector<std::size_t>> orders(static_cast<std::size_t>(rounds));
+  for (int r = 0; r < rounds; ++r)
+    for (const std::size_t block : abba_block_order(blocks, r))
+      for (const std::size_t position : fisher_yates_order(members[block].size(), rng))
+        orders[static_cast<std::size_t>(r)].push_back(members[block][position]);
+  return orders;
+}
+
 }  // namespace tpb

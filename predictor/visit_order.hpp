@@ -26,4 +26,12 @@ std::vector<std::vector<std::size_t>> round_visit_orders(std::size_t conditions,
 // drift linear in time adds the same amount to every block's mean.
 std::vector<std::size_t> abba_block_order(std::size_t blocks, int round);
 
+// One order per round when memory forces conditions into blocks (condition i
+// belongs to block_of[i], blocks numbered 0..B−1): each round visits the
+// blocks in A-B-B-A order (abba_block_order), every block's conditions
+// together, shuffled within the block by Fisher–Yates from one generator
+// seeded with `seed` (drawn block by block, round by round).
+std::vector<std::vector<std::size_t>> blocked_round_orders(const std::vector<std::size_t>& block_of, int rounds,
+                                                           std::uint64_t seed);
+
 }  // namespace tpb

@@ -67,16 +67,25 @@ std::string kv_dataset_path(const char* dataset) { return fmt::format("{}/{}", k
 std::string kv_block_path(int block_tokens) { return fmt::format("{}/blocks/b{}", kKvGroup, block_tokens); }
 std::string kv_degree_path(int k) { return fmt::format("{}/tp/k{}", kKvGroup, k); }
 
-std::string round_condition_path(RoundKind kind, int k, int batch, int context) {
-  switch (kind) {
-    case RoundKind::step: return fmt::format("{}/step/k{}/b{}_c{}", kRoundsGroup, k, batch, context);
-    case RoundKind::step_nocomm: return fmt::format("{}/step_nocomm/k{}/b{}_c{}", kRoundsGroup, k, batch, context);
-    case RoundKind::replay: return fmt::format("{}/replay/k{}/b{}_c{}", kRoundsGroup, k, batch, context);
-  }
-  return kRoundsGroup;
+const char* rounds_group(RoundsPhase phase) {
+  return phase == RoundsPhase::calibrate ? kCalibrationRoundsGroup : kRoundsGroup;
 }
 
-std::string visit_dataset_path(const char* dataset) { return fmt::format("{}/visits/{}", kRoundsGroup, dataset); }
+std::string rounds_order_path(RoundsPhase phase) { return fmt::format("{}/order", rounds_group(phase)); }
+
+std::string round_condition_path(RoundKind kind, int k, int batch, int context, RoundsPhase phase) {
+  const char* root = rounds_group(phase);
+  switch (kind) {
+    case RoundKind::step: return fmt::format("{}/step/k{}/b{}_c{}", root, k, batch, context);
+    case RoundKind::step_nocomm: return fmt::format("{}/step_nocomm/k{}/b{}_c{}", root, k, batch, context);
+    case RoundKind::replay: return fmt::format("{}/replay/k{}/b{}_c{}", root, k, batch, context);
+  }
+  return root;
+}
+
+std::string visit_dataset_path(const char* dataset, RoundsPhase phase) {
+  return fmt::format("{}/visits/{}", rounds_group(phase), dataset);
+}
 
 std::string decision_degree_path(int k) { return fmt::format("{}/k{}", kDecisionGroup, k); }
 std::string decision_row_path(int k, std::int64_t batch, int context) {
@@ -100,7 +109,7 @@ bool schema_names(const std::string& path, bool is_group) {
       R"(^/(meta|config|study|prereg|membw|d2d|control|control/(concurrent|alone)|control/(concurrent|alone)/b[0-9]+_c[0-9]+)"
       R"(|(step|step_nocomm|step_graph|step_graph_nocomm|replay)(/k[0-9]+(/b[0-9]+_c[0-9]+(/phase)?)?)?)"
       R"(|(sweep|sweep_allgather)(/k[0-9]+)?|verdict(/[a-z_]+(/k[0-9]+)?)?)"
-      R"(|rounds(/visits|/(step|step_nocomm|replay)(/k[0-9]+(/b[0-9]+_c[0-9]+)?)?)?)"
+      R"(|(rounds|calibration_rounds)(/visits|/(step|step_nocomm|replay)(/k[0-9]+(/b[0-9]+_c[0-9]+)?)?)?)"
       R"(|kv(/blocks(/b[0-9]+)?|/tp(/k[0-9]+)?)?|decision(/k[0-9]+(/b[0-9]+_c[0-9]+)?|/slo(/c[0-9]+)?)?)$)");
   static const std::regex datasets(
       R"(^/(prereg/predictions_json|membw/read_GBps|d2d/copy_GBps)"
@@ -112,8 +121,10 @@ bool schema_names(const std::string& path, bool is_group) {
       R"(|wrong_inplace_per_rank|slowest_group|slowest_group_inplace))"
       R"(|verdict/[a-z_]+/k[0-9]+/(batch|context|predicted_t_step_us|measured_t_step_us|measured_ci_low_us)"
       R"(|measured_ci_high_us|signed_error_pct|localizing_term))"
-      R"(|rounds/order|rounds/visits/(condition|round|execution_index|start_unix_us|duration_us|steal_pct|load_avg_1m))"
-      R"(|rounds/(step|step_nocomm|replay)/k[0-9]+/b[0-9]+_c[0-9]+/(t_step_us|t_host_us))"
+      R"(|(rounds|calibration_rounds)/(order|block_of_condition))"
+      R"(|(rounds|calibration_rounds)/visits/(condition|round|execution_index|start_unix_us|duration_us|steal_pct)"
+      R"(|load_avg_1m))"
+      R"(|(rounds|calibration_rounds)/(step|step_nocomm|replay)/k[0-9]+/b[0-9]+_c[0-9]+/(t_step_us|t_host_us))"
       R"(|kv/(lengths|contexts|block_tokens)|kv/tp/k[0-9]+/admissible_sequences)"
       R"(|kv/blocks/b[0-9]+/(tokens|payload_bytes|allocated_bytes|tail_waste_bytes|table_entries))"
       R"(|decision/k[0-9]+/(contexts|max_batch))$)");

@@ -96,16 +96,24 @@ std::string kv_degree_path(int k);
 
 // /rounds: the study measured in randomized interleaved rounds.
 //   /rounds                 attributes: conditions (names, in condition index order), order_seed,
-//                           rounds, stop_reason
+//                           rounds, stop_reason, residency ("every shard cached" or "blocks A-B-B-A")
 //   /rounds/order           (rounds × conditions) condition index visited at each position
+//   /rounds/block_of_condition  (conditions) each condition's memory block, with blocks only
 //   /rounds/visits/{visit_dataset}  (visits) one entry per visit, in execution order
 //   {round condition}/t_step_us  (rounds × iterations × ranks) every world rank's own step time
 //   {round condition}/t_host_us  (rounds × iterations × 1) rank 0, where the condition is a replay anchor
+// Calibration runs in rounds too, laid out alike under /calibration_rounds
+// (its conditions: the shard replays and TP-1 --no-comm).
 inline constexpr const char* kRoundsGroup = "/rounds";
 inline constexpr const char* kRoundsOrder = "/rounds/order";
+inline constexpr const char* kCalibrationRoundsGroup = "/calibration_rounds";
+enum class RoundsPhase { calibrate, measure };
+const char* rounds_group(RoundsPhase phase);
+std::string rounds_order_path(RoundsPhase phase);
 enum class RoundKind { step, step_nocomm, replay };
-// /rounds/{step|step_nocomm|replay}/k{K}/b{B}_c{C}
-std::string round_condition_path(RoundKind kind, int k, int batch, int context);
+// {rounds group}/{step|step_nocomm|replay}/k{K}/b{B}_c{C}
+std::string round_condition_path(RoundKind kind, int k, int batch, int context,
+                                 RoundsPhase phase = RoundsPhase::measure);
 namespace visit_dataset {
 inline constexpr const char* condition = "condition";              // index into /rounds conditions
 inline constexpr const char* round = "round";                      // 0-based
@@ -115,7 +123,7 @@ inline constexpr const char* duration_us = "duration_us";          // the visit,
 inline constexpr const char* steal_pct = "steal_pct";              // host steal time during the visit (/proc/stat)
 inline constexpr const char* load_avg_1m = "load_avg_1m";          // /proc/loadavg after the visit
 }  // namespace visit_dataset
-std::string visit_dataset_path(const char* dataset);
+std::string visit_dataset_path(const char* dataset, RoundsPhase phase = RoundsPhase::measure);
 // The study's decision (results/decision_file.hpp): /decision, one group per
 // k with its capacity per context, one group per (k, batch, context) row, and
 // under --tpot-slo one group per context with the choice.

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
+#include <set>
 
 #include "common/error.hpp"
 #include "predictor/statistics.hpp"
@@ -46,7 +48,9 @@ std::vector<double> as_doubles(const std::vector<VisitRecord>& visits, double Vi
   return out;
 }
 
-std::string condition_path(const RoundCondition& c) { return round_condition_path(c.kind, c.k, c.batch, c.context); }
+std::string condition_path(const RoundCondition& c, RoundsPhase phase = RoundsPhase::measure) {
+  return round_condition_path(c.kind, c.k, c.batch, c.context, phase);
+}
 
 }  // namespace
 
@@ -67,6 +71,18 @@ std::vector<RoundCondition> round_conditions(const Grid& grid) {
   return out;
 }
 
+std::vector<RoundCondition> calibration_conditions(const Grid& grid, const std::vector<int>& predicted_tp) {
+  std::set<int, std::greater<>> degrees(grid.tp.begin(), grid.tp.end());
+  degrees.insert(predicted_tp.begin(), predicted_tp.end());
+  std::vector<RoundCondition> out;
+  for (int k : degrees)
+    for (int b : grid.batch)
+      for (int c : grid.context) out.push_back({RoundKind::replay, k, b, c});
+  for (int b : grid.batch)
+    for (int c : grid.context) out.push_back({RoundKind::step_nocomm, 1, b, c});
+  return out;
+}
+
 bool is_replay_anchor(const RoundCondition& c) {
   return c.kind == RoundKind::replay || (c.kind == RoundKind::step_nocomm && c.k == 1);
 }
@@ -76,34 +92,39 @@ std::string round_condition_name(const RoundCondition& condition) { return condi
 void write_round_records(H5File& file, const RoundRecords& r) {
   const auto rounds = static_cast<std::uint64_t>(r.order.size());
   const auto n = static_cast<std::uint64_t>(r.conditions.size());
-  H5Handle group = file.group(kRoundsGroup);
+  const RoundsPhase phase = r.phase;
+  H5Handle group = file.group(rounds_group(phase));
   std::vector<std::string> names;
-  for (const auto& c : r.conditions) names.push_back(condition_path(c));
+  for (const auto& c : r.conditions) names.push_back(condition_path(c, phase));
   write_attribute(group.id(), "conditions", names);
   write_attribute(group.id(), "order_seed", std::to_string(r.order_seed));  // uint64 kept exact as text
   write_attribute(group.id(), "rounds", static_cast<std::int64_t>(rounds));
   write_attribute(group.id(), "iterations", static_cast<std::int64_t>(r.iterations));
   write_attribute(group.id(), "stop_reason", r.stop_reason);
+  write_attribute(group.id(), "residency", r.residency);
+  if (!r.block_of.empty())
+    file.write_dataset(fmt::format("{}/block_of_condition", rounds_group(phase)),
+                       std::vector<std::int64_t>(r.block_of.begin(), r.block_of.end()), {n});
   std::vector<std::int64_t> order;
   for (const auto& round : r.order)
     for (std::size_t index : round) order.push_back(static_cast<std::int64_t>(index));
-  file.write_dataset(kRoundsOrder, order, {rounds, n});
+  file.write_dataset(rounds_order_path(phase), order, {rounds, n});
   const auto visits = static_cast<std::uint64_t>(r.visits.size());
-  file.write_dataset(visit_dataset_path(visit_dataset::condition), as_integers(r.visits, &VisitRecord::condition),
+  file.write_dataset(visit_dataset_path(visit_dataset::condition, phase), as_integers(r.visits, &VisitRecord::condition),
                      {visits});
-  file.write_dataset(visit_dataset_path(visit_dataset::round), as_integers(r.visits, &VisitRecord::round), {visits});
-  file.write_dataset(visit_dataset_path(visit_dataset::execution_index),
+  file.write_dataset(visit_dataset_path(visit_dataset::round, phase), as_integers(r.visits, &VisitRecord::round), {visits});
+  file.write_dataset(visit_dataset_path(visit_dataset::execution_index, phase),
                      as_integers(r.visits, &VisitRecord::execution_index), {visits});
-  file.write_dataset(visit_dataset_path(visit_dataset::start_unix_us), as_doubles(r.visits, &VisitRecord::start_unix_us),
+  file.write_dataset(visit_dataset_path(visit_dataset::start_unix_us, phase), as_doubles(r.visits, &VisitRecord::start_unix_us),
                      {visits});
-  file.write_dataset(visit_dataset_path(visit_dataset::duration_us), as_doubles(r.visits, &VisitRecord::duration_us),
+  file.write_dataset(visit_dataset_path(visit_dataset::duration_us, phase), as_doubles(r.visits, &VisitRecord::duration_us),
                      {visits});
-  file.write_dataset(visit_dataset_path(visit_dataset::steal_pct), as_doubles(r.visits, &VisitRecord::steal_pct),
+  file.write_dataset(visit_dataset_path(visit_dataset::steal_pct, phase), as_doubles(r.visits, &VisitRecord::steal_pct),
                      {visits});
-  file.write_dataset(visit_dataset_path(visit_dataset::load_avg_1m), as_doubles(r.visits, &VisitRecord::load_avg_1m),
+  file.write_dataset(visit_dataset_path(visit_dataset::load_avg_1m, phase), as_doubles(r.visits, &VisitRecord::load_avg_1m),
                      {visits});
   for (std::size_t i = 0; i < r.conditions.size(); ++i) {
-    const std::string path = condition_path(r.conditions[i]);
+    const std::string path = condition_path(r.conditions[i], phase);
     const std::vector<std::uint64_t> dims{rounds, static_cast<std::uint64_t>(r.iterations),
                                           static_cast<std::uint64_t>(r.columns[i])};
     file.write_dataset(path + "/t_step_us", r.t_step_us[i], dims);

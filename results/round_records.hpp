@@ -30,6 +30,11 @@ struct RoundCondition {
 // own group, so the spread of its ranks is read from the TP-1 step.
 std::vector<RoundCondition> round_conditions(const Grid& grid);
 
+// The calibration's conditions, in condition index order: the shard replay of
+// every degree of the grid and of `predicted_tp` (largest first) for each
+// (b, c), then TP-1 --no-comm for each (b, c), the anchor t_compute(1).
+std::vector<RoundCondition> calibration_conditions(const Grid& grid, const std::vector<int>& predicted_tp);
+
 // Whether the condition keeps rank 0's host issue time (t_host_us): the
 // replay anchors, k = 1's being TP-1 --no-comm.
 bool is_replay_anchor(const RoundCondition& condition);
@@ -47,6 +52,7 @@ struct VisitRecord {
 
 // Rank 0's record of the rounds done so far.
 struct RoundRecords {
+  RoundsPhase phase = RoundsPhase::measure;  // where they are written
   std::vector<RoundCondition> conditions;
   std::uint64_t order_seed = 0;
   std::vector<std::vector<std::size_t>> order;  // per finished round: condition index by position
@@ -57,10 +63,16 @@ struct RoundRecords {
   std::vector<std::vector<double>> t_host_us;  // replay anchors only (column: rank 0)
   std::vector<int> columns;
   std::string stop_reason;
+  // How the rounds held the weights: "every shard cached" (free interleaving)
+  // or "blocks A-B-B-A" (memory allowed one shard at a time); with blocks,
+  // each condition's block.
+  std::string residency;
+  std::vector<std::size_t> block_of;
 };
 
-// Rewrites /rounds from `records` (called after every round: a killed study
-// keeps every finished round).
+// Rewrites the records' rounds group (/rounds, or /calibration_rounds) from
+// `records` (called after every round: a killed study keeps every finished
+// round).
 void write_round_records(H5File& file, const RoundRecords& records);
 bool has_rounds(const H5File& file);
 

@@ -84,6 +84,32 @@ StepPointRecord record_columns(const StepPointRecord& r, int first, int count) {
   return out;
 }
 
+void append_iterations(StepPointRecord& into, const StepPointRecord& more) {
+  if (into.iters == 0) {
+    into = more;
+    return;
+  }
+  TPB_CHECK(into.ranks == more.ranks && into.groups == more.groups && into.tp_group == more.tp_group &&
+                into.phase_us.size() == more.phase_us.size(),
+            fmt::format("appending a point of {} ranks in {} groups to one of {} ranks in {} groups", more.ranks,
+                        more.groups, into.ranks, into.groups));
+  const auto append = [](std::vector<double>& to, const std::vector<double>& from, const char* term) {
+    TPB_CHECK(to.empty() == from.empty(), fmt::format("appending a point: {} measured in only one of them", term));
+    to.insert(to.end(), from.begin(), from.end());
+  };
+  append(into.t_step_us, more.t_step_us, "t_step_us");
+  append(into.t_rank_us, more.t_rank_us, "t_rank_us");
+  append(into.t_host_us, more.t_host_us, "t_host_us");
+  append(into.t_ar_insitu_us, more.t_ar_insitu_us, "t_ar_insitu_us");
+  append(into.t_ag_insitu_us, more.t_ag_insitu_us, "t_ag_insitu_us");
+  for (std::size_t i = 0; i < into.phase_us.size(); ++i) {
+    TPB_CHECK(into.phase_us[i].first == more.phase_us[i].first,
+              fmt::format("appending a point: phase {} where {} was", more.phase_us[i].first, into.phase_us[i].first));
+    append(into.phase_us[i].second, more.phase_us[i].second, "a phase");
+  }
+  into.iters += more.iters;
+}
+
 void write_step_point(H5File& file, const std::string& path, const StepPointRecord& record,
                       const StepPointAttributes& a) {
   const int iters = record.iters;

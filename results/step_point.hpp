@@ -43,6 +43,12 @@ struct StepPointRecord {
 // cover whole groups.
 StepPointRecord record_columns(const StepPointRecord& record, int first, int count);
 
+// Appends `more`'s iterations below `into`'s (a point measured in rounds is
+// stored as one record, its iterations in execution order). Empty `into`
+// takes `more` as it is; otherwise the two must have the same columns and
+// the same measured terms (TPB_CHECK).
+void append_iterations(StepPointRecord& into, const StepPointRecord& more);
+
 // What --check found on the first rank of group 0.
 struct StepPointCheck {
   bool compared_with_tp1 = false;

@@ -1,17 +1,18 @@
 // calibrate: everything the predictions may use, measured before any TP-k
 // step. Every rank works at once in every measurement, so each device is as
 // loaded as it will be under TP-k (shared memory bandwidth, shared node).
+// The step terms run in randomized rounds; the collective sweeps follow them.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <bit>
 #include <cstdlib>
-#include <functional>
 
 #include "collectives/communicator_factory.hpp"
 #include "collectives/tp_sweep.hpp"
 #include "mpi_bench/host_environment.hpp"
 #include "mpi_bench/pipeline/decision_stage.hpp"
+#include "mpi_bench/pipeline/round_visit.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
 #include "mpi_bench/step_output.hpp"
 #include "mpi_bench/sweep_output.hpp"
@@ -28,6 +29,18 @@ std::vector<std::size_t> sizes_around(const std::vector<std::size_t>& payloads, 
   const std::size_t min_bytes = std::max(element_bytes, std::bit_floor(std::max<std::size_t>(*lo / 4, 1)));
   const std::size_t max_bytes = std::bit_ceil(*hi * 4);
   return sweep_sizes(min_bytes, max_bytes, 2, 0);
+}
+
+// A point measured over rounds: the visits' iterations stacked in execution order.
+void append_visit(GatheredPoint& point, const GatheredPoint& visit) {
+  if (point.path.empty()) {
+    point = visit;
+    return;
+  }
+  append_iterations(point.group0, visit.group0);
+  point.attributes.iters = point.group0.iters;
+  point.all_ranks_t_rank_us.insert(point.all_ranks_t_rank_us.end(), visit.all_ranks_t_rank_us.begin(),
+                                   visit.all_ranks_t_rank_us.end());
 }
 
 void sweep_collective(StudyRuntime& rt, ResultsFile* file, Communicator& world, const std::vector<int>& degrees,
@@ -58,6 +71,51 @@ void sweep_collective(StudyRuntime& rt, ResultsFile* file, Communicator& world, 
   }
 }
 
+// t_replay(k) and t_host(k) (the shard shapes of TP-k on one device each, for
+// the grid's degrees and those of --predict-tp), and t_compute(1) (TP-1 with
+// its collectives ablated, on every rank at once): measured in randomized
+// rounds, like the measurement, so that a disturbance of a few seconds
+// reaches one round of each term rather than every sample of one. Each
+// point is stored once, its iterations the rounds' in execution order.
+void calibrate_step_terms(StudyRuntime& rt, ResultsFile* file) {
+  const StudyDeclaration& d = rt.declaration;
+  const std::vector<RoundCondition> conditions = calibration_conditions(d.grid, d.decision.predict_tp);
+  const ShardResidency residency = plan_shard_residency(rt, conditions);
+  study_progress(rt, residency_line("calibrate", residency, rt.memory.budget));
+  const int rounds = d.calibration_rounds;
+  const std::vector<std::vector<std::size_t>> orders =
+      residency_visit_orders(residency, conditions.size(), rounds, d.bootstrap_seed);
+  TpGroups groups;
+  groups[1] = split_into_tp_groups(*rt.world, 1);
+  StepOptions options;
+  options.warmup = d.warmup_iters;
+  options.iters = d.iters;
+  RoundRecords records = start_round_records(RoundsPhase::calibrate, conditions, residency, d.bootstrap_seed,
+                                             d.iters, rt.ranks.size);
+  std::vector<GatheredPoint> points(conditions.size());
+  int execution_index = 0;
+  for (int round = 0; round < rounds; ++round) {
+    for (std::size_t index : orders[static_cast<std::size_t>(round)]) {
+      const RoundCondition& c = conditions[index];
+      study_progress(rt, fmt::format("calibrate: round {} of {}, {} k={} b={} c={}", round + 1, rounds,
+                                     c.kind == RoundKind::replay ? "replay" : "TP-1 --no-comm", c.k, c.batch,
+                                     c.context));
+      const GatheredPoint visit = run_round_visit(rt, groups, conditions, residency, options,
+                                                  InSituCollectives::measure, {index, round, execution_index++},
+                                                  file ? &records : nullptr);
+      if (file) append_visit(points[index], visit);
+    }
+    if (file) {
+      records.order.push_back(orders[static_cast<std::size_t>(round)]);
+      if (round + 1 == rounds) records.stop_reason = fmt::format("{} calibration rounds", rounds);
+      write_round_records(file->h5(), records);
+      file->flush();
+    }
+  }
+  if (file)
+    for (const GatheredPoint& point : points) write_gathered_point(*file, point);
+}
+
 }  // namespace
 
 void calibrate_collective_sweeps(StudyRuntime& rt, ResultsFile* file, Communicator& world,
@@ -81,6 +139,7 @@ void calibrate_stage(StudyRuntime& rt, ResultsFile* file) {
     write_study_declaration(file->h5(), workload, d.grid);
     H5Handle study = file->h5().group(kStudyGroup);
     write_attribute(study.id(), "sweep_iters", std::int64_t{d.sweep_iters});
+    write_attribute(study.id(), "calibration_rounds", std::int64_t{d.calibration_rounds});
     write_attribute(study.id(), "collective", std::string(to_string(d.collective)));
     write_attribute(study.id(), "calibrated_at", utc_timestamp_us());
     // The measurement design, declared before any calibration step; register seals it.
@@ -92,37 +151,7 @@ void calibrate_stage(StudyRuntime& rt, ResultsFile* file) {
     write_study_budget(file->h5(), rt.memory.budget);
     file->flush();
   }
-  StepOptions options;
-  options.warmup = d.warmup_iters;
-  options.iters = d.iters;
-
-  // Ordered by shard, largest k first, so that each rank draws each shard's
-  // weights once here and the TP-1 shard is still held when measure starts
-  // with TP-1 (drawing a shard costs far more than its points' steps).
-
-  // t_replay(k) and t_host(k): the shard shapes of TP-k on one device each.
-  // The degrees of --predict-tp too: their replays are all the study measures of them.
-  std::vector<int> descending = d.grid.tp;
-  descending.insert(descending.end(), d.decision.predict_tp.begin(), d.decision.predict_tp.end());
-  std::sort(descending.begin(), descending.end(), std::greater<>());
-  for (int k : descending)
-    for (int b : d.grid.batch)
-      for (int c : d.grid.context) {
-        study_progress(rt, fmt::format("calibrate: replay k={} b={} c={}", k, b, c));
-        const GatheredPoint point = run_point_everywhere(rt, nullptr, {k, b, c}, options);
-        if (file) write_gathered_point(*file, point);
-      }
-
-  // t_compute(1): TP-1 with its collectives ablated, on every rank at once.
-  const std::unique_ptr<Communicator> solo = split_into_tp_groups(*rt.world, 1);
-  StepOptions no_comm = options;
-  no_comm.no_comm = true;
-  for (int b : d.grid.batch)
-    for (int c : d.grid.context) {
-      study_progress(rt, fmt::format("calibrate: TP-1 --no-comm b={} c={}", b, c));
-      const GatheredPoint point = run_point_everywhere(rt, solo.get(), {1, b, c}, no_comm);
-      if (file) write_gathered_point(*file, point);
-    }
+  calibrate_step_terms(rt, file);
 
   // t_ar_sweep(k, ar_bytes) and the logits all-gather, around the step's payloads.
   calibrate_collective_sweeps(rt, file, *rt.world, d.grid.tp, {});

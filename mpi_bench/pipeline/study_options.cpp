@@ -14,6 +14,8 @@ void add_study_flags(CLI::App* app, StudyFlags& f) {
   add_grid_options(*app, f.grid);
   add_count_option(*app, "--sweep-iters", "--sweep-iters", f.sweep_iters, 1,
                    "Timed calls per size in the calibration sweeps");
+  add_count_option(*app, "--calibration-rounds", "--calibration-rounds", f.calibration_rounds, 1,
+                   "Randomized rounds of the calibration's shard replays and TP-1 --no-comm");
   add_checked_option(*app, "--seed", f.seed, "Seed of the bootstrap and of the rounds' visiting order (sealed)",
                      [](const std::string& text) { return parse_integer("--seed", text, 0); })
       ->default_str(default_text(f.seed));
@@ -36,6 +38,7 @@ StudyDeclaration parse_study_flags(const StudyFlags& f) {
   StudyDeclaration d;
   static_cast<GridChoice&>(d) = parse_grid_options(f.grid);
   d.sweep_iters = f.sweep_iters;
+  d.calibration_rounds = f.calibration_rounds;
   d.bootstrap_seed = static_cast<std::uint64_t>(f.seed);
   parse_rounds_range(f.rounds, &d.min_rounds, &d.max_rounds);
   d.time_budget_s = static_cast<double>(f.time_budget_s);

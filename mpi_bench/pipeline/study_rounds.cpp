@@ -10,7 +10,7 @@
 #include "collectives/communicator_factory.hpp"
 #include "collectives/mpi_check.hpp"
 #include "mpi_bench/collective_validation.hpp"
-#include "mpi_bench/host_load.hpp"
+#include "mpi_bench/pipeline/round_visit.hpp"
 #include "mpi_bench/watchdog.hpp"
 #include "predictor/study_stopping.hpp"
 #include "predictor/visit_order.hpp"
@@ -23,22 +23,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// Only the first round's points are written with their in-situ collective
-// times (/step); later rounds keep t_rank alone, so they skip that pass.
-GatheredPoint run_visit(StudyRuntime& rt, const RoundCondition& c,
-                        std::map<int, std::unique_ptr<Communicator>>& groups, const StepOptions& options,
-                        InSituCollectives in_situ) {
-  StepOptions no_comm = options;
-  no_comm.no_comm = true;
-  const StepPoint point{c.k, c.batch, c.context};
-  switch (c.kind) {
-    case RoundKind::step: return run_point_everywhere(rt, groups.at(c.k).get(), point, options, in_situ);
-    case RoundKind::step_nocomm: return run_point_everywhere(rt, groups.at(c.k).get(), point, no_comm, in_situ);
-    case RoundKind::replay: break;
-  }
-  return run_point_everywhere(rt, nullptr, point, options, in_situ);
 }
 
 std::vector<std::uint64_t> iterations_by_ranks(int iters, int ranks) {
@@ -60,25 +44,18 @@ void write_first_round_point(ResultsFile& file, const RoundCondition& c, const G
   }
 }
 
-void append_samples(RoundRecords& records, std::size_t index, const GatheredPoint& point, int ranks) {
-  const RoundCondition& c = records.conditions[index];
-  records.t_step_us[index].insert(records.t_step_us[index].end(), point.all_ranks_t_rank_us.begin(),
-                                  point.all_ranks_t_rank_us.end());
-  records.columns[index] = ranks;
-  if (is_replay_anchor(c))
-    records.t_host_us[index].insert(records.t_host_us[index].end(), point.group0.t_host_us.begin(),
-                                    point.group0.t_host_us.end());
-}
-
 // TP-1 on each rank alone, once before the rounds, into /control/alone: beside
 // the rounds' TP-1 on every rank at once, it tells device variance from
 // contention between ranks. Descriptive: the decision's same-node gate reads
 // the rounds.
-void measure_ranks_alone(StudyRuntime& rt, ResultsFile* file, Communicator& own_group, const StepOptions& options) {
+void measure_ranks_alone(StudyRuntime& rt, ResultsFile* file, TpGroups& groups,
+                         const std::vector<RoundCondition>& conditions, const ShardResidency& residency,
+                         const StepOptions& options) {
   for (int b : rt.declaration.grid.batch)
     for (int c : rt.declaration.grid.context) {
       study_progress(rt, fmt::format("measure: same-node control, TP-1 on each rank alone b={} c={}", b, c));
-      const std::vector<double> alone = run_point_each_rank_alone(rt, own_group, {1, b, c}, options);
+      release_unplanned_shards(rt, residency, conditions, {RoundKind::step, 1, b, c});
+      const std::vector<double> alone = run_point_each_rank_alone(rt, *groups.at(1), {1, b, c}, options);
       if (file)
         file->h5().write_dataset(control_t_step_path(ControlMode::alone, b, c), alone,
                                  iterations_by_ranks(options.iters, rt.ranks.size));
@@ -138,22 +115,18 @@ void run_study_rounds(StudyRuntime& rt, ResultsFile* file, const Registration* r
 
   const int ranks = rt.ranks.size;
   const std::vector<RoundCondition> conditions = round_conditions(d.grid);
-  const std::vector<std::vector<std::size_t>> orders = round_visit_orders(conditions.size(), max_rounds, seed);
-  std::map<int, std::unique_ptr<Communicator>> groups;
+  const ShardResidency residency = plan_shard_residency(rt, conditions);
+  study_progress(rt, residency_line("measure", residency, rt.memory.budget));
+  const std::vector<std::vector<std::size_t>> orders =
+      residency_visit_orders(residency, conditions.size(), max_rounds, seed);
+  TpGroups groups;
   for (int k : round_group_degrees(d.grid.tp)) groups[k] = split_into_tp_groups(*rt.world, k);
   StepOptions options;
   options.warmup = d.warmup_iters;
   options.iters = d.iters;
 
-  RoundRecords records;
-  records.conditions = conditions;
-  records.order_seed = seed;
-  records.iterations = d.iters;
-  records.t_step_us.resize(conditions.size());
-  records.t_host_us.resize(conditions.size());
-  records.columns.assign(conditions.size(), ranks);
-
-  if (ranks >= 2) measure_ranks_alone(rt, file, *groups.at(1), options);
+  RoundRecords records = start_round_records(RoundsPhase::measure, conditions, residency, seed, d.iters, ranks);
+  if (ranks >= 2) measure_ranks_alone(rt, file, groups, conditions, residency, options);
   const Clock::time_point start = Clock::now();
   int execution_index = 0;
   for (int round = 0; round < max_rounds; ++round) {
@@ -162,18 +135,13 @@ void run_study_rounds(StudyRuntime& rt, ResultsFile* file, const Registration* r
     for (std::size_t index : orders[static_cast<std::size_t>(round)]) {
       const RoundCondition& c = conditions[index];
       report_progress("study", fmt::format("round {} {}", round + 1, round_condition_name(c)));
-      const CpuTimes before = read_cpu_times();
-      const double start_us = unix_time_us();
-      const Clock::time_point visit_start = Clock::now();
+      // Only the first round's points are written with their in-situ
+      // collective times (/step); later rounds keep t_rank alone, so they skip that pass.
       const GatheredPoint visit =
-          run_visit(rt, c, groups, options, round == 0 ? InSituCollectives::measure : InSituCollectives::skip);
-      if (file) {
-        const double duration_us = seconds_since(visit_start) * 1e6;
-        append_samples(records, index, visit, ranks);
-        records.visits.push_back({static_cast<int>(index), round, execution_index, start_us, duration_us,
-                                  steal_pct_between(before, read_cpu_times()), load_average_1m()});
-        if (round == 0) write_first_round_point(*file, c, visit, d.iters, ranks);
-      }
+          run_round_visit(rt, groups, conditions, residency, options,
+                          round == 0 ? InSituCollectives::measure : InSituCollectives::skip,
+                          {index, round, execution_index}, file ? &records : nullptr);
+      if (file && round == 0) write_first_round_point(*file, c, visit, d.iters, ranks);
       ++execution_index;
     }
     int stop = 0;

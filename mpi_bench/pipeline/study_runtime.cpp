@@ -61,6 +61,11 @@ WeightCache& shard_weights_for(StudyRuntime& rt, int point_tp, bool replay) {
   return rt.shard_weights[{point_tp, replay && point_tp > 1}];
 }
 
+MemorySetup study_memory_setup(const StudyDeclaration& d) {
+  return MemorySetup{d.backend, d.collective, backend_memory_types(d.backend), 1, false, true,
+                     round_group_degrees(d.grid.tp)};
+}
+
 StudyRuntime start_study_runtime(const StudyDeclaration& declaration) {
   StudyRuntime rt;
   rt.declaration = declaration;
@@ -80,11 +85,7 @@ StudyRuntime start_study_runtime(const StudyDeclaration& declaration) {
     // Before the backend exists: nothing is allocated for a grid that cannot
     // fit. With the groups the rounds hold at once (for calibrate too: it
     // refuses a study whose measurement could not run).
-    rt.memory = check_grid_memory(rt.config, declaration,
-                                  MemorySetup{declaration.backend, declaration.collective,
-                                              backend_memory_types(declaration.backend), 1, false, true,
-                                              round_group_degrees(declaration.grid.tp)},
-                                  rt.ranks);
+    rt.memory = check_grid_memory(rt.config, declaration, study_memory_setup(declaration), rt.ranks);
     if (declaration.dry_run) return;
     rt.backend = make_backend(declaration.backend);
   });

@@ -28,6 +28,7 @@ namespace tpb {
 // calibration sweeps and the bootstrap.
 struct StudyDeclaration : GridChoice {
   int sweep_iters = 20;
+  int calibration_rounds = 3;  // rounds of the calibration's replays and TP-1 --no-comm
   std::uint64_t bootstrap_seed = 20240;  // also seeds the visiting order of the rounds
   int bootstrap_resamples = 2000;
   int min_rounds = 10;       // --rounds MIN:MAX, sealed at registration
@@ -52,6 +53,11 @@ struct StudyRuntime {
 // The weight cache of the shard `point_tp` draws on this rank (`replay`: rank
 // 0's shard of TP-k, as a shard replay runs).
 WeightCache& shard_weights_for(StudyRuntime& runtime, int point_tp, bool replay);
+
+// What the study's memory check estimates a rank holds (the TP degree is
+// each point's; the collective's buffers those of every group the rounds hold
+// at once).
+MemorySetup study_memory_setup(const StudyDeclaration& declaration);
 
 // Collective. Validates the declaration (UsageError on every rank when any
 // rank finds it bad: unknown model file, k not dividing the world or the model).

@@ -106,6 +106,29 @@ TEST_F(StepPointFile, RecordColumnsKeepsOneGroup) {
   EXPECT_THROW(record_columns(two_groups_of_two(), 1, 2), Error);  // half of each group
 }
 
+TEST(AppendIterations, StacksRoundsBelowEachOtherInExecutionOrder) {
+  StepPointRecord point;
+  append_iterations(point, two_groups_of_two());  // an empty record takes the first round as it is
+  StepPointRecord second = two_groups_of_two();
+  for (double& t : second.t_rank_us) t += 100;
+  append_iterations(point, second);
+  EXPECT_EQ(point.iters, 4);
+  EXPECT_EQ(point.ranks, 4);
+  EXPECT_EQ(point.t_rank_us, (std::vector<double>{10, 12, 30, 31, 15, 11, 20, 40,  //
+                                                  110, 112, 130, 131, 115, 111, 120, 140}));
+  EXPECT_EQ(point.t_step_us, (std::vector<double>{12, 31, 15, 40, 12, 31, 15, 40}));
+  EXPECT_EQ(point.t_host_us.size(), 16u);
+  EXPECT_TRUE(point.t_ar_insitu_us.empty());
+}
+
+TEST(AppendIterations, RefusesAPointOfOtherColumnsOrTerms) {
+  StepPointRecord point = two_groups_of_two();
+  EXPECT_THROW(append_iterations(point, record_columns(two_groups_of_two(), 0, 2)), Error);
+  StepPointRecord with_collectives = two_groups_of_two();
+  with_collectives.t_ar_insitu_us.assign(8, 1.0);
+  EXPECT_THROW(append_iterations(point, with_collectives), Error);
+}
+
 TEST(CollectiveTerm, NotMeasuredIsLeftOutOfTheComparisonNotZero) {
   MeasuredCell cell;
   cell.compute_us = 80;

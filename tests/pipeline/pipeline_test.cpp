@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "mpi_bench/pipeline/shard_residency.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
 #include "predictor/sha256.hpp"
 #include "results/custody.hpp"
@@ -309,6 +310,86 @@ TEST_F(Pipeline, RoundsStoreTheSealedOrderAndEveryVisit) {
   EXPECT_EQ(dims, (std::vector<std::uint64_t>{order.size(), 6, 2}));  // rounds × iterations × ranks
   const VerifyResult verified = verify_results_file(path_);
   EXPECT_TRUE(verified.problems.empty()) << verified.problems.front().message;
+}
+
+// Calibration in rounds: its order is the sealed seed's over the calibration
+// conditions, every visit is recorded, and each calibration point holds the
+// iterations of every round (what the registration was computed from).
+TEST_F(Pipeline, CalibrationRunsInRoundsAndStoresEveryVisit) {
+  if (world_rank() != 0) return;
+  const H5File file(path_, H5Mode::read_only);
+  const StudyDeclaration d = tiny_study();
+  const auto conditions = calibration_conditions(d.grid, {});
+  ASSERT_EQ(conditions.size(), 6u);  // replay k=2 and k=1 per batch, then TP-1 --no-comm per batch
+  std::vector<std::uint64_t> dims;
+  const auto flat = file.read_integers(rounds_order_path(RoundsPhase::calibrate), &dims);
+  ASSERT_EQ(dims, (std::vector<std::uint64_t>{static_cast<std::uint64_t>(d.calibration_rounds), 6}));
+  const auto drawn = round_visit_orders(6, d.calibration_rounds, d.bootstrap_seed);
+  for (std::size_t r = 0; r < drawn.size(); ++r)
+    for (std::size_t i = 0; i < 6; ++i) EXPECT_EQ(static_cast<std::size_t>(flat[r * 6 + i]), drawn[r][i]);
+  const auto visits = file.read_integers(visit_dataset_path(visit_dataset::execution_index, RoundsPhase::calibrate));
+  EXPECT_EQ(visits.size(), 6u * static_cast<std::size_t>(d.calibration_rounds));
+  for (const auto& path : {step_point_path(StepRoot::replay, 2, 1, 8), step_point_path(StepRoot::step_nocomm, 1, 2, 8)}) {
+    file.read_doubles(step_dataset_path(path, step_dataset::t_rank_us), &dims);
+    EXPECT_EQ(dims.at(0), static_cast<std::uint64_t>(d.calibration_rounds * d.iters)) << path;
+    H5Handle point = file.open_object(path);
+    EXPECT_EQ(read_integer_attribute(point.id(), "iters"), d.calibration_rounds * d.iters) << path;
+  }
+  H5Handle rounds = file.open_object(rounds_group(RoundsPhase::calibrate));
+  EXPECT_EQ(read_string_attribute(rounds.id(), "residency"), "every shard cached");
+}
+
+// Where memory holds one shard at a time, calibration and measurement visit
+// the conditions in blocks of one shard, alternating A-B-B-A: a study given a
+// budget between its largest point and every shard cached.
+TEST(PipelineInBlocks, ABudgetBelowEveryShardVisitsInAlternatingBlocks) {
+  const std::string dir = study_dir() + "_blocks";
+  StudyDeclaration d = tiny_study();
+  std::int64_t budget = 0;
+  {
+    const StudyRuntime probe = start_study_runtime(d);
+    // Calibration draws fewer shards than measurement: below its figure, both are in blocks.
+    const ShardResidency every = plan_shard_residency(probe, calibration_conditions(d.grid, {}));
+    ASSERT_TRUE(every.every_shard_cached);
+    budget = (probe.memory.largest.total() + every.bytes_every_shard) / 2;
+    ASSERT_LT(probe.memory.largest.total(), budget);
+  }
+  d.mem_per_device = MemoryBudget{budget, "test: between the largest point and every shard"};
+  StudyRuntime runtime = start_study_runtime(d);
+  std::unique_ptr<ResultsFile> file;
+  if (world_rank() == 0) {
+    fs::create_directories(dir);
+    RunMeta meta;
+    meta.command_line = "test_pipeline_mpi blocks";
+    meta.hostnames = {"localhost"};
+    meta.rank_map = {R"({"rank": 0, "host": "localhost"})", R"({"rank": 1, "host": "localhost"})"};
+    file = std::make_unique<ResultsFile>(dir + "/study.h5", true, meta);
+  }
+  calibrate_stage(runtime, file.get());
+  if (file) register_stage(file->h5(), 15.0, dir);
+  measure_stage(runtime, file.get());
+  if (file) {
+    verdict_stage(file->h5(), DesignClaims{});
+    file->mark_complete();
+    file.reset();
+    const H5File done(dir + "/study.h5", H5Mode::read_only);
+    for (const RoundsPhase phase : {RoundsPhase::calibrate, RoundsPhase::measure}) {
+      H5Handle group = done.open_object(rounds_group(phase));
+      EXPECT_EQ(read_string_attribute(group.id(), "residency"), "blocks A-B-B-A");
+      const auto block_of = done.read_integers(std::string(rounds_group(phase)) + "/block_of_condition");
+      const std::vector<std::size_t> blocks(block_of.begin(), block_of.end());
+      std::vector<std::uint64_t> dims;
+      const auto flat = done.read_integers(rounds_order_path(phase), &dims);
+      const auto drawn = blocked_round_orders(blocks, static_cast<int>(dims[0]), d.bootstrap_seed);
+      for (std::size_t r = 0; r < dims[0]; ++r)
+        for (std::size_t i = 0; i < dims[1]; ++i)
+          EXPECT_EQ(static_cast<std::size_t>(flat[r * dims[1] + i]), drawn[r][i]) << "round " << r;
+    }
+    const VerifyResult verified = verify_results_file(dir + "/study.h5");
+    EXPECT_TRUE(verified.problems.empty()) << verified.problems.front().message;
+    fs::remove_all(dir);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
 }
 
 // Every (form, k) carries the decision's attributes; the host forms are

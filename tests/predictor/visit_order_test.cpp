@@ -3,6 +3,7 @@
 // linear drift.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -96,6 +97,35 @@ TEST(AbbaOrder, CancelsALinearDrift) {
     const auto fixed = block_means_under_linear_drift(blocks, 7, 6, false);
     EXPECT_GT(fixed.back() - fixed.front(), 1.0) << blocks << " blocks";
   }
+}
+
+TEST(BlockedOrder, GoldenOrderForASealedSeed) {
+  // Blocks {0, 2, 5}, {1, 4} and {3, 6}, seed 7: A-B-C, C-B-A, A-B-C, each
+  // block shuffled in turn. The same Python transcription draws these orders.
+  const std::vector<std::size_t> block_of = {0, 1, 0, 2, 1, 0, 2};
+  const std::vector<std::vector<std::size_t>> golden = {
+      {2, 5, 0, 4, 1, 3, 6}, {6, 3, 1, 4, 5, 0, 2}, {0, 2, 5, 1, 4, 6, 3}};
+  EXPECT_EQ(blocked_round_orders(block_of, 3, 7), golden);
+}
+
+TEST(BlockedOrder, VisitsEachBlockTogetherInAbbaOrder) {
+  const std::vector<std::size_t> block_of = {1, 0, 2, 1, 0, 0, 2, 1, 2, 0};
+  const auto orders = blocked_round_orders(block_of, 8, 2026);
+  ASSERT_EQ(orders.size(), 8u);
+  for (std::size_t r = 0; r < orders.size(); ++r) {
+    std::vector<std::size_t> sorted = orders[r];
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t i = 0; i < sorted.size(); ++i) EXPECT_EQ(sorted[i], i) << "round " << r << " is a permutation";
+    std::vector<std::size_t> blocks_in_order;
+    for (const std::size_t condition : orders[r])
+      if (blocks_in_order.empty() || blocks_in_order.back() != block_of[condition])
+        blocks_in_order.push_back(block_of[condition]);
+    EXPECT_EQ(blocks_in_order, abba_block_order(3, static_cast<int>(r))) << "round " << r;
+  }
+}
+
+TEST(BlockedOrder, ABlockWithoutConditionsIsRefused) {
+  EXPECT_THROW(blocked_round_orders({0, 2}, 1, 1), std::exception);
 }
 
 }  // namespace

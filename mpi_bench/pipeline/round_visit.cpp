@@ -1,0 +1,69 @@
+#include "mpi_bench/pipeline/round_visit.hpp"
+
+#include <chrono>
+
+#include "mpi_bench/host_load.hpp"
+
+namespace tpb {
+namespace {
+
+GatheredPoint run_condition(StudyRuntime& rt, TpGroups& groups, const RoundCondition& c, const StepOptions& options,
+                            InSituCollectives in_situ) {
+  StepOptions no_comm = options;
+  no_comm.no_comm = true;
+  const StepPoint point{c.k, c.batch, c.context};
+  switch (c.kind) {
+    case RoundKind::step: return run_point_everywhere(rt, groups.at(c.k).get(), point, options, in_situ);
+    case RoundKind::step_nocomm: return run_point_everywhere(rt, groups.at(c.k).get(), point, no_comm, in_situ);
+    case RoundKind::replay: break;
+  }
+  return run_point_everywhere(rt, nullptr, point, options, in_situ);
+}
+
+void append_samples(RoundRecords& records, std::size_t index, const GatheredPoint& point) {
+  const RoundCondition& c = records.conditions[index];
+  records.t_step_us[index].insert(records.t_step_us[index].end(), point.all_ranks_t_rank_us.begin(),
+                                  point.all_ranks_t_rank_us.end());
+  if (is_replay_anchor(c))
+    records.t_host_us[index].insert(records.t_host_us[index].end(), point.group0.t_host_us.begin(),
+                                    point.group0.t_host_us.end());
+}
+
+}  // namespace
+
+RoundRecords start_round_records(RoundsPhase phase, const std::vector<RoundCondition>& conditions,
+                                 const ShardResidency& residency, std::uint64_t order_seed, int iterations,
+                                 int ranks) {
+  RoundRecords records;
+  records.phase = phase;
+  records.conditions = conditions;
+  records.order_seed = order_seed;
+  records.iterations = iterations;
+  records.t_step_us.resize(conditions.size());
+  records.t_host_us.resize(conditions.size());
+  records.columns.assign(conditions.size(), ranks);
+  records.residency = residency.description();
+  records.block_of = residency.block_of;
+  return records;
+}
+
+GatheredPoint run_round_visit(StudyRuntime& rt, TpGroups& groups, const std::vector<RoundCondition>& conditions,
+                              const ShardResidency& residency, const StepOptions& options, InSituCollectives in_situ,
+                              const VisitPlace& place, RoundRecords* records) {
+  const RoundCondition& c = conditions.at(place.condition);
+  release_unplanned_shards(rt, residency, conditions, c);
+  const CpuTimes before = read_cpu_times();
+  const double start_us = unix_time_us();
+  const auto visit_start = std::chrono::steady_clock::now();
+  GatheredPoint visit = run_condition(rt, groups, c, options, in_situ);
+  if (records) {
+    const double duration_us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - visit_start).count();
+    append_samples(*records, place.condition, visit);
+    records->visits.push_back({static_cast<int>(place.condition), place.round, place.execution_index, start_us,
+                               duration_us, steal_pct_between(before, read_cpu_times()), load_average_1m()});
+  }
+  return visit;
+}
+
+}  // namespace tpb

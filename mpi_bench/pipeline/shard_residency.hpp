@@ -1,0 +1,61 @@
+#pragma once
+// Which weight shards a study holds at once. Rounds interleave their
+// conditions freely only while every shard a rank draws stays in its weight
+// cache. When memory cannot hold them all, the conditions are grouped by
+// shard into blocks, one shard is held at a time, and the blocks alternate
+// A-B-B-A across rounds (predictor/visit_order.hpp), so that a drift linear
+// in time reaches every block alike.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mpi_bench/pipeline/study_runtime.hpp"
+#include "results/round_records.hpp"
+
+namespace tpb {
+
+// The weight cache a condition draws: (TP degree, whether it is rank 0's
+// replay shard), as shard_weights_for() keys it.
+using ShardKey = std::pair<int, bool>;
+ShardKey shard_of(const RoundCondition& condition);
+
+struct ShardResidency {
+  bool every_shard_cached = true;
+  std::int64_t bytes_every_shard = 0;  // this rank, every shard cached, at the grid's largest point
+  std::vector<std::size_t> block_of;   // per condition, with blocks only: blocks numbered in ShardKey order
+  std::string description() const;     // "every shard cached" or "blocks A-B-B-A"
+};
+
+// Pure: this rank's bytes with every shard `conditions` draw cached, each
+// shard's weights taking `shard_bytes(k)`, plus the largest point's other
+// terms `other_bytes`.
+std::int64_t bytes_with_every_shard(const std::vector<RoundCondition>& conditions,
+                                    const std::function<std::int64_t(int k)>& shard_bytes, std::int64_t other_bytes);
+
+// Pure: the residency of `conditions`, in blocks unless every shard is cached.
+ShardResidency shard_residency(const std::vector<RoundCondition>& conditions, bool every_shard_cached);
+
+// Collective: this study's residency for `conditions`, from the memory
+// estimate of every shard they draw against each rank's budget; blocks as
+// soon as one rank cannot hold them all.
+ShardResidency plan_shard_residency(const StudyRuntime& runtime, const std::vector<RoundCondition>& conditions);
+
+// The progress line of a phase ("calibrate", "measure"): how its rounds hold
+// the weights, and the bytes that decided it.
+std::string residency_line(const std::string& phase, const ShardResidency& residency, const MemoryBudget& budget);
+
+// The visiting order of `rounds` rounds from `seed`: round_visit_orders when
+// every shard is cached, blocked_round_orders otherwise.
+std::vector<std::vector<std::size_t>> residency_visit_orders(const ShardResidency& residency,
+                                                             std::size_t conditions, int rounds, std::uint64_t seed);
+
+// Before a visit: releases every cached shard that the residency does not
+// keep (with blocks, all but this condition's; otherwise those that no
+// condition of the phase draws), so a rank never holds more than planned.
+void release_unplanned_shards(StudyRuntime& runtime, const ShardResidency& residency,
+                              const std::vector<RoundCondition>& conditions, const RoundCondition& next);
+
+}  // namespace tpb
