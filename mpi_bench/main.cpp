@@ -28,6 +28,10 @@ void print_usage_error(const std::string& message) {
 
 int main(int argc, char** argv) {
   tpb::MpiSession mpi(argc, argv);
+  if (!mpi.problem().empty()) {
+    print_usage_error(mpi.problem());
+    return tpb::kExitUsage;
+  }
 
   CLI::App app{
       "tpbench: does a tensor-parallel decode step cost t_compute(1)/k + allreduce(k)?\n"

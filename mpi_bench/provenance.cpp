@@ -11,6 +11,7 @@
 #include <cstdlib>
 
 #include "common/clock.hpp"
+#include "mpi_bench/mpi_thread_level.hpp"
 #include "common/cuda_info.hpp"
 
 extern char** environ;
@@ -43,8 +44,9 @@ bool is_timing_knob(const std::string& variable_name) {
   if (std::any_of(launcher_bookkeeping.begin(), launcher_bookkeeping.end(),
                   [&](const char* prefix) { return variable_name.rfind(prefix, 0) == 0; }))
     return false;
-  static constexpr std::array<const char*, 8> prefixes = {"OMP_",   "GOMP_", "OPENBLAS_", "NCCL_",
-                                                          "OMPI_MCA_", "UCX_", "CUDA_",  "GLIBC_TUNABLES"};
+  static constexpr std::array<const char*, 9> prefixes = {"OMP_",      "GOMP_", "OPENBLAS_",     "NCCL_",
+                                                          "OMPI_MCA_", "UCX_",  "CUDA_",         "GLIBC_TUNABLES",
+                                                          "TPB_MPI_THREAD"};
   return std::any_of(prefixes.begin(), prefixes.end(),
                      [&](const char* prefix) { return variable_name.rfind(prefix, 0) == 0; });
 }
@@ -67,6 +69,8 @@ RunMeta collect_run_meta(const RankContext& ranks, int argc, char** argv) {
   }
 
   meta.versions.emplace_back("mpi_version", mpi_library_version());
+  // How the library was initialised changes its per-call cost (mpi_thread_level.hpp).
+  meta.versions.emplace_back("mpi_thread_level", provided_mpi_thread_level());
   meta.versions.emplace_back("hdf5_version", hdf5_version());
   meta.versions.emplace_back("blas_version", openblas_get_config());
   const CudaInfo cuda = query_cuda_info();

@@ -8,6 +8,8 @@
 
 #include "collectives/mpi_check.hpp"
 #include "common/cuda_info.hpp"
+#include "common/error.hpp"
+#include "mpi_bench/mpi_thread_level.hpp"
 
 namespace tpb {
 namespace {
@@ -49,9 +51,15 @@ RankPlacement unpack(const PackedPlacement& packed) {
 }  // namespace
 
 MpiSession::MpiSession(int& argc, char**& argv) {
+  int requested = MPI_THREAD_FUNNELED;
+  try {
+    requested = requested_mpi_thread_level(std::getenv("TPB_MPI_THREAD"));
+  } catch (const UsageError& error) {
+    // Reported after MPI_Init, by rank 0, with every rank exiting 2.
+    problem_ = error.what();
+  }
   int provided = 0;
-  // FUNNELED: only the main thread calls MPI; OpenMP threads never do.
-  MPI_CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided));
+  MPI_CHECK(MPI_Init_thread(&argc, &argv, requested, &provided));
   MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
 }
 

@@ -31,10 +31,16 @@ struct RankContext {
 // MPI_ERRORS_RETURN so failures become tpb::Error via MPI_CHECK.
 class MpiSession {
  public:
+  // At the thread level TPB_MPI_THREAD asks for (mpi_thread_level.hpp).
   MpiSession(int& argc, char**& argv);
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
+  // A bad TPB_MPI_THREAD, as a usage error's message; empty when none.
+  const std::string& problem() const { return problem_; }
+
+ private:
+  std::string problem_;
 };
 
 // Collective over `world`. With use_gpu, binds local rank i to GPU i mod

@@ -24,6 +24,7 @@
 #include "mpi_bench/commands.hpp"
 #include "mpi_bench/provenance.hpp"
 #include "mpi_bench/rank_context.hpp"
+#include "mpi_bench/mpi_thread_level.hpp"
 #include "mpi_bench/sweep_output.hpp"
 #include "mpi_bench/watchdog.hpp"
 #include "results/results_file.hpp"
@@ -224,7 +225,8 @@ void print_header(const SweepPlan& plan, const RankContext& ranks) {
                                                      : std::string());
   for (const RankPlacement& p : ranks.rank_map)
     fmt::print("#  Rank {:>3} on {} local rank {} device {}\n", p.rank, p.node, p.local_rank, p.device);
-  fmt::print("#  GLIBC_TUNABLES={}\n#\n", glibc_tunables());
+  fmt::print("#  GLIBC_TUNABLES={}\n", glibc_tunables());
+  fmt::print("#  MPI thread level: {} (TPB_MPI_THREAD)\n#\n", provided_mpi_thread_level());
 }
 
 void print_fits(const TpSweep& tp, const std::optional<SweepFits>& maybe_fits) {

@@ -1,6 +1,7 @@
 """Checks the /sweep and /sweep_allgather layout of a 2-rank sweep results file."""
 import csv
 import json
+import os
 import sys
 
 import h5py
@@ -9,6 +10,9 @@ import h5py
 def check(path):
     with h5py.File(path, "r") as f:
         assert f["/meta"].attrs["complete"] == 1, "complete flag not set"
+        # The level MPI provided, as TPB_MPI_THREAD asked (funneled when unset).
+        expected_level = os.environ.get("TPB_MPI_THREAD") or "funneled"
+        assert f["/meta"].attrs["mpi_thread_level"] == expected_level, f["/meta"].attrs["mpi_thread_level"]
         for root, ks in (("/sweep", (1, 2)), ("/sweep_allgather", (1, 2))):
             for k in ks:
                 g = f[f"{root}/k{k}"]

@@ -45,7 +45,7 @@ TEST(ResultsFile, MetaRoundTripAndCompleteFlagWrittenLast) {
   EXPECT_EQ(read_string_list_attribute(m.id(), "rank_map").size(), static_cast<std::size_t>(ctx.size));
   EXPECT_EQ(read_string_list_attribute(m.id(), "hostnames").size(), 1u);
   for (const char* name : {"tool_version", "git_sha", "started_at", "finished_at", "mpi_version", "hdf5_version",
-                           "blas_version", "cuda_runtime_version", "nccl_version"})
+                           "blas_version", "cuda_runtime_version", "nccl_version", "mpi_thread_level"})
     EXPECT_FALSE(read_string_attribute(m.id(), name).empty()) << name;
   EXPECT_EQ(read_integer_attribute(m.id(), "complete"), 1);
   EXPECT_EQ(file.read_doubles("/step/k1/b1_c16/t_step_us"), (std::vector<double>{10, 11}));
