@@ -54,30 +54,35 @@ StudyDeclaration tiny_study() {
   return d;
 }
 
-// Runs calibrate -> register -> measure -> verdict into DIR/study.h5 once per process.
+// Collective: calibrate -> register -> measure -> verdict of `d` into DIR/study.h5.
+void run_whole_study(const StudyDeclaration& d, const std::string& dir, const std::string& command_line) {
+  StudyRuntime runtime = start_study_runtime(d);
+  std::unique_ptr<ResultsFile> file;
+  if (world_rank() == 0) {
+    fs::create_directories(dir);
+    RunMeta meta;
+    meta.command_line = command_line;
+    meta.hostnames = {"localhost"};
+    meta.rank_map = {R"({"rank": 0, "host": "localhost"})", R"({"rank": 1, "host": "localhost"})"};
+    file = std::make_unique<ResultsFile>(dir + "/study.h5", true, meta);
+  }
+  calibrate_stage(runtime, file.get());
+  if (file) register_stage(file->h5(), 15.0, dir);
+  measure_stage(runtime, file.get());
+  if (file) {
+    verdict_stage(file->h5(), DesignClaims{});
+    file->mark_complete();
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+// Runs the tiny study into DIR/study.h5 once per process.
 class Pipeline : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = study_dir();
     path_ = dir_ + "/study.h5";
-    StudyRuntime runtime = start_study_runtime(tiny_study());
-    std::unique_ptr<ResultsFile> file;
-    if (world_rank() == 0) {
-      fs::create_directories(dir_);
-      RunMeta meta;
-      meta.command_line = "test_pipeline_mpi";
-      meta.hostnames = {"localhost"};
-      meta.rank_map = {R"({"rank": 0, "host": "localhost"})", R"({"rank": 1, "host": "localhost"})"};
-      file = std::make_unique<ResultsFile>(path_, true, meta);
-    }
-    calibrate_stage(runtime, file.get());
-    if (file) register_stage(file->h5(), 15.0, dir_);
-    measure_stage(runtime, file.get());
-    if (file) {
-      verdict_stage(file->h5(), DesignClaims{});
-      file->mark_complete();
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    run_whole_study(tiny_study(), dir_, "test_pipeline_mpi");
   }
   static void TearDownTestSuite() {
     MPI_Barrier(MPI_COMM_WORLD);
@@ -355,23 +360,8 @@ TEST(PipelineInBlocks, ABudgetBelowEveryShardVisitsInAlternatingBlocks) {
     ASSERT_LT(probe.memory.largest.total(), budget);
   }
   d.mem_per_device = MemoryBudget{budget, "test: between the largest point and every shard"};
-  StudyRuntime runtime = start_study_runtime(d);
-  std::unique_ptr<ResultsFile> file;
+  run_whole_study(d, dir, "test_pipeline_mpi blocks");
   if (world_rank() == 0) {
-    fs::create_directories(dir);
-    RunMeta meta;
-    meta.command_line = "test_pipeline_mpi blocks";
-    meta.hostnames = {"localhost"};
-    meta.rank_map = {R"({"rank": 0, "host": "localhost"})", R"({"rank": 1, "host": "localhost"})"};
-    file = std::make_unique<ResultsFile>(dir + "/study.h5", true, meta);
-  }
-  calibrate_stage(runtime, file.get());
-  if (file) register_stage(file->h5(), 15.0, dir);
-  measure_stage(runtime, file.get());
-  if (file) {
-    verdict_stage(file->h5(), DesignClaims{});
-    file->mark_complete();
-    file.reset();
     const H5File done(dir + "/study.h5", H5Mode::read_only);
     for (const RoundsPhase phase : {RoundsPhase::calibrate, RoundsPhase::measure}) {
       H5Handle group = done.open_object(rounds_group(phase));
