@@ -52,6 +52,7 @@ constexpr std::int64_t kNcclChannels = 16;
 // What the collective of `setup` holds beside the step's tensors.
 MemoryTerm comm_buffer_term(const ShardPlan& plan, const MemorySetup& setup) {
   MemoryTerm term;
+  const std::vector<int> groups = setup.groups_held.empty() ? std::vector<int>{setup.tp} : setup.groups_held;
   switch (setup.collective) {
     case CollectiveKind::mpi:
       // Open MPI's all-reduce of the in-place partial sum (b × hidden) works
@@ -60,13 +61,15 @@ MemoryTerm comm_buffer_term(const ShardPlan& plan, const MemorySetup& setup) {
       if (setup.tp > 1) term.per_sequence = std::int64_t{plan.hidden} * bytes_of(setup.types.activation);
       break;
     case CollectiveKind::nccl:
-      if (setup.tp > 1) term.fixed = 2 * kNcclChannels * kNcclBytesPerChannelPeer;
+      // Each communicator of more than one rank keeps its own channels'
+      // buffers (a group of one connects to no peer).
+      for (int k : groups)
+        if (k > 1) term.fixed += 2 * kNcclChannels * kNcclBytesPerChannelPeer;
       break;
     case CollectiveKind::oneshot: {
       // Every group maps its shared buffers at its first call, a group of one
       // (k = 1) too, and keeps them while it lives.
       const MemoryKind memory = collective_memory(CollectiveKind::oneshot, setup.backend);
-      const std::vector<int> groups = setup.groups_held.empty() ? std::vector<int>{setup.tp} : setup.groups_held;
       for (int k : groups) term.fixed += static_cast<std::int64_t>(oneshot_bytes_per_rank(memory, k));
       break;
     }

@@ -44,8 +44,8 @@ struct MemorySetup {
   bool collectives = true;      // false for replay and --no-comm: no communication buffers
   // The TP degrees of every group a rank holds at once, tp's own among them
   // (the study's rounds keep a group of 1 and of each k of the grid); empty:
-  // tp's group alone. Counted for oneshot, whose every group keeps its
-  // buffers from its first call on.
+  // tp's group alone. Counted for oneshot and nccl, whose every group keeps
+  // its own buffers while it lives.
   std::vector<int> groups_held = {};
 };
 
