@@ -45,6 +45,13 @@ void require_built(CollectiveKind kind, std::string_view flag) {
 #endif
 }
 
+void require_collective_for_backend(CollectiveKind kind, BackendKind backend, std::string_view flag) {
+  const MemoryKind decoder = decoder_memory(backend);
+  if (collective_memory(kind, backend) != decoder)
+    throw UsageError(fmt::format("{}: '{}' does not work on the {} backend's {} memory", flag, to_string(kind),
+                                 to_string(backend), to_string(decoder)));
+}
+
 std::unique_ptr<Communicator> make_communicator(CollectiveKind kind, MemoryKind memory, MPI_Comm comm) {
   require_built(kind);
   switch (kind) {

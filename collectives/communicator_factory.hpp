@@ -37,6 +37,11 @@ std::unique_ptr<Communicator> make_communicator(const std::string& name, MPI_Com
 // UsageError naming `flag` unless this build has the communicator of `kind`.
 void require_built(CollectiveKind kind, std::string_view flag = "--collective");
 
+// UsageError naming `flag` unless a communicator of `kind` works on the
+// memory the decoder of `backend` keeps its activations in (whether this build
+// has it is require_built's question).
+void require_collective_for_backend(CollectiveKind kind, BackendKind backend, std::string_view flag);
+
 // Splits `world` into size/k groups of k consecutive ranks (ranks 0..k-1,
 // k..2k-1, ...), so that with ranks placed by node a group stays within a
 // node. Collective over `world`. UsageError unless 1 <= k <= size and k divides size.

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <limits>
 
+#include "collectives/communicator_factory.hpp"
 #include "common/choices.hpp"
 #include "common/error.hpp"
 #include "common/parse.hpp"
@@ -90,6 +91,10 @@ void add_kv_cli_options(CLI::App& app, KvCliOptions& o) {
   add_checked_option(app, "--backend", o.backend,
                      "Whose buffers to count: cpu or cuda (default: cuda when a GPU is visible)",
                      [](const std::string& text) { return parse_backend_kind("--backend", text); });
+  add_checked_option(app, "--collective", o.collective,
+                     "Whose communication buffers each TP group holds: mpi, nccl or oneshot (default: nccl for "
+                     "cuda, mpi for cpu)",
+                     [](const std::string& text) { return parse_collective_kind("--collective", text); });
   add_checked_option(app, "--table-entry-bytes", o.table_entry_bytes, "Bytes per block-table entry",
                      [](const std::string& text) {
                        return std::int64_t{parse_integer("--table-entry-bytes", text, 1)};
@@ -139,6 +144,8 @@ KvCliPlan parse_kv_cli(const KvCliOptions& o) {
   plan.reserve_pct = o.reserve_pct;
   plan.table_entry_bytes = o.table_entry_bytes;
   plan.backend = o.backend.value_or(default_backend_kind());
+  plan.collective = o.collective.value_or(default_collective_kind(plan.backend));
+  require_collective_for_backend(plan.collective, plan.backend, "--collective");
 
   plan.config = load_model_config(o.model);
   for (int k : plan.tp)

@@ -27,6 +27,7 @@ struct KvCliOptions {
   double reserve_pct = 10;                      // --reserve-pct P
   std::string dtype;                            // --dtype bf16|f32; empty: the model's torch_dtype, else bf16
   std::optional<BackendKind> backend;           // --backend cpu|cuda: whose buffers; absent: cuda when a GPU is visible
+  std::optional<CollectiveKind> collective;     // --collective mpi|nccl|oneshot; absent: the backend's default
   std::int64_t table_entry_bytes = 4;           // --table-entry-bytes N
   std::string output;                           // -o FILE.h5
   bool overwrite = false;
@@ -46,6 +47,7 @@ struct KvCliPlan {
   ElementType dtype = ElementType::bf16;
   std::string dtype_source;
   BackendKind backend = BackendKind::cpu;
+  CollectiveKind collective = CollectiveKind::mpi;  // whose communication buffers a TP group holds
   std::int64_t table_entry_bytes = 4;
 };
 

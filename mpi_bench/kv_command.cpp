@@ -35,8 +35,8 @@ KvQuestion kv_question(const KvCliPlan& plan, const MemoryBudget& budget) {
   q.reserve_pct = plan.reserve_pct;
   q.table_entry_bytes = plan.table_entry_bytes;
   for (int k : plan.tp) {
-    const MemorySetup setup{plan.backend, default_collective_kind(plan.backend), dtype_memory_types(plan.dtype), k,
-                            false};
+    // A TP-1 deployment makes no collective call, so it holds no communication buffers.
+    const MemorySetup setup{plan.backend, plan.collective, dtype_memory_types(plan.dtype), k, false, k > 1};
     q.degrees.push_back(KvDegreeInput{k, ledger_line(memory_terms(plan.config, setup))});
   }
   return q;
@@ -61,10 +61,16 @@ int run_kv(const KvCliOptions& o, const Invocation& invocation) {
   if (!ranks.is_root()) return 0;
 
   KvPrintLabels labels;
-  labels.file = KvLabels{plan.config.name, to_string(plan.dtype), plan.dtype_source, budget.source,
-                         plan.lengths_source};
+  labels.file = KvLabels{plan.config.name,
+                         std::string(to_string(plan.dtype)),
+                         plan.dtype_source,
+                         budget.source,
+                         plan.lengths_source,
+                         std::string(to_string(plan.backend)),
+                         std::string(to_string(plan.collective))};
   labels.bytes_per_token_source = plan.bytes_per_token_source;
-  labels.estimator = fmt::format("{} backend buffers at {}", to_string(plan.backend), to_string(plan.dtype));
+  labels.estimator = fmt::format("{} backend buffers with {} collectives at {}", to_string(plan.backend),
+                                 to_string(plan.collective), to_string(plan.dtype));
   if (results) {
     write_model_config(results->h5(), plan.config);
     write_kv_answer(results->h5(), answer, labels.file);

@@ -13,7 +13,7 @@ namespace tpb {
 struct KvPrintLabels {
   KvLabels file;
   std::string bytes_per_token_source;  // "80 layers x 2 x 8 KV heads x 128 head_dim x 2 B", "--bytes-per-token 1024"
-  std::string estimator;               // "cpu backend buffers at bf16"
+  std::string estimator;               // "cpu backend buffers with mpi collectives at bf16"
 };
 
 void print_kv_tables(const KvAnswer& answer, const KvPrintLabels& labels);

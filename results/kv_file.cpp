@@ -83,6 +83,8 @@ void write_kv_answer(H5File& file, const KvAnswer& answer, const KvLabels& label
     write_attribute(g, "budget_source", labels.budget_source);
     write_attribute(g, "reserve_pct", q.reserve_pct);
     write_attribute(g, "lengths_source", labels.lengths_source);
+    write_attribute(g, "backend", labels.backend);
+    write_attribute(g, "collective", labels.collective);
   }
   write_column(file, kv_dataset_path("lengths"), q.lengths);
   write_column(file, kv_dataset_path("contexts"), std::vector<std::int64_t>(q.contexts.begin(), q.contexts.end()));

@@ -1,7 +1,8 @@
 #pragma once
 // The KV ledger's part of a results file, under /kv:
 //   /kv                      attributes: model, dtype, dtype_source, kv_bytes_per_token (logical), kv_heads,
-//                            table_entry_bytes, budget_bytes, budget_source, reserve_pct, lengths_source
+//                            table_entry_bytes, budget_bytes, budget_source, reserve_pct, lengths_source,
+//                            backend and collective (whose buffers the other fixed bytes count)
 //   /kv/lengths              the declared request lengths (tokens)
 //   /kv/contexts             the context grid; a sequence at context c holds c + 1 tokens
 //   /kv/block_tokens         the block sizes compared
@@ -27,6 +28,8 @@ struct KvLabels {
   std::string dtype_source;    // "the model's torch_dtype bfloat16", "--dtype f32"
   std::string budget_source;   // "--mem-per-device 120G", "CPU: MemAvailable ... / 2 ranks on this node"
   std::string lengths_source;  // "--lengths FILE", "--lengths 1,15,16", "the --context grid"
+  std::string backend;         // "cpu" or "cuda": whose workspaces
+  std::string collective;      // "mpi", "nccl" or "oneshot": whose communication buffers
 };
 
 void write_kv_answer(H5File& file, const KvAnswer& answer, const KvLabels& labels);

@@ -91,12 +91,7 @@ void check_ablation_collective(const StudyRuntime& rt, CollectiveKind collective
   const StudyDeclaration& d = rt.declaration;
   const std::vector<int> degrees = ablation_degrees(d, collective);
   require_built(collective, "--ablate-collective");
-  // The decoder's activations live where its backend keeps them; the
-  // collective must work on that memory.
-  const MemoryKind decoder = decoder_memory(d.backend);
-  if (collective_memory(collective, d.backend) != decoder)
-    throw UsageError(fmt::format("--ablate-collective: '{}' does not work on the {} backend's {} memory",
-                                 to_string(collective), to_string(d.backend), to_string(decoder)));
+  require_collective_for_backend(collective, d.backend, "--ablate-collective");
   if (collective == CollectiveKind::oneshot)
     require_tp_groups_on_one_node(MPI_COMM_WORLD, degrees, "--ablate-collective oneshot");
   // The study's own check counted its collective's buffers; the ablation's

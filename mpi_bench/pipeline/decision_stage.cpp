@@ -17,8 +17,10 @@ ModelConfig full_model(const H5File& file, const std::string& name) {
   return parse_model_config(read_string_attribute(config.id(), "json"), name);
 }
 
-DecisionDegree degree_inputs(const ModelConfig& full, BackendKind backend, int k, int layers_run, bool measured) {
-  const MemorySetup setup{backend, default_collective_kind(backend), backend_memory_types(backend), k, false, k > 1};
+// A deployment holds one TP group of the study's collective.
+DecisionDegree degree_inputs(const ModelConfig& full, BackendKind backend, CollectiveKind collective, int k,
+                             int layers_run, bool measured) {
+  const MemorySetup setup{backend, collective, backend_memory_types(backend), k, false, k > 1};
   DecisionDegree d;
   d.k = k;
   d.measured = measured;
@@ -62,10 +64,12 @@ DeploymentDecision decision_stage(H5File& file, const MemoryBudget& budget) {
   q.tpot_slo_ms = q.registration.decision.tpot_slo_ms;
   const ModelConfig full = full_model(file, q.registration.workload.model);
   const BackendKind backend = parse_backend_kind("study backend", q.registration.workload.backend);
+  const CollectiveKind collective = stored_study_collective(file, backend);
   const int layers_run = q.registration.workload.layers;
-  for (int k : q.registration.grid.tp) q.degrees.push_back(degree_inputs(full, backend, k, layers_run, true));
+  for (int k : q.registration.grid.tp)
+    q.degrees.push_back(degree_inputs(full, backend, collective, k, layers_run, true));
   for (const auto& m : q.registration.modelled_degrees)
-    q.degrees.push_back(degree_inputs(full, backend, m.k, layers_run, false));
+    q.degrees.push_back(degree_inputs(full, backend, collective, m.k, layers_run, false));
   const DeploymentDecision decision = decide_deployment(q);
   write_decision(file, decision);
   return decision;

@@ -110,6 +110,13 @@ Workload describe_workload(const StudyRuntime& rt) {
           d.bootstrap_resamples};
 }
 
+CollectiveKind stored_study_collective(const H5File& file, BackendKind backend) {
+  H5Handle study = file.open_object(kStudyGroup);
+  return has_attribute(study.id(), "collective")
+             ? parse_collective_kind("study collective", read_string_attribute(study.id(), "collective"))
+             : default_collective_kind(backend);
+}
+
 StudyDeclaration broadcast_declaration(const RankContext& ranks, const std::string& file_path) {
   StudyDeclaration d;
   validate_collectively(MPI_COMM_WORLD, [&] {
@@ -120,9 +127,7 @@ StudyDeclaration broadcast_declaration(const RankContext& ranks, const std::stri
     H5Handle study = file.open_object(kStudyGroup);
     d.model_path = w.config_path;
     d.backend = parse_backend_kind("study backend", w.backend);
-    d.collective = has_attribute(study.id(), "collective")
-                       ? parse_collective_kind("study collective", read_string_attribute(study.id(), "collective"))
-                       : default_collective_kind(d.backend);
+    d.collective = stored_study_collective(file, d.backend);
     d.layers = w.layers;
     d.warmup_iters = w.warmup_iters;
     d.iters = w.iters;

@@ -14,6 +14,7 @@
 #include "mpi_bench/memory_precheck.hpp"
 #include "mpi_bench/rank_context.hpp"
 #include "predictor/registration.hpp"
+#include "results/h5_file.hpp"
 #include "results/results_file.hpp"
 #include "results/step_point.hpp"
 #include "results/study_file.hpp"
@@ -65,6 +66,10 @@ StudyRuntime start_study_runtime(const StudyDeclaration& declaration);
 
 // The workload record of this study (config digest, sizes, sample counts).
 Workload describe_workload(const StudyRuntime& runtime);
+
+// The collective the study's steps run with, as /study records it; a file
+// that does not record one ran the backend's default.
+CollectiveKind stored_study_collective(const H5File& file, BackendKind backend);
 
 // Rank 0 reads /study from `file_path`; every rank gets the declaration,
 // field by field.

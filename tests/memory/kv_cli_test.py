@@ -68,6 +68,26 @@ def worked_example(a, scratch):
     expect(verify.returncode == 0, f"mpi_bench verify {out}: exit {verify.returncode}: {verify.stderr.strip()}")
 
 
+def collectives(a, scratch):
+    """--collective names whose buffers a TP group holds; the file records it."""
+    tiny = os.path.join(a.configs, "tiny-llama.json")
+    common = ["--model", tiny, "--tp", "2", "--backend", "cpu", "--mem-per-device", "1G", "--dtype", "f32"]
+    mpi = json.loads(kv(common + ["--json"], a.mpiexec, a.mpi_bench))["tp"][0]
+    oneshot = json.loads(kv(common + ["--collective", "oneshot", "--json"], a.mpiexec, a.mpi_bench))["tp"][0]
+    # This rank's segment of the shared window (two 64 B flag lines, two 8 MiB slots, 63 B of alignment) in place
+    # of Open MPI's per-sequence temporary of the partial sum.
+    expect(oneshot["fixed_bytes"] - mpi["fixed_bytes"] == 2 * 64 + 16 * 2**20 + 63,
+           f"oneshot fixed {oneshot['fixed_bytes']} against mpi {mpi['fixed_bytes']}")
+    expect(oneshot["sequence_bytes"] < mpi["sequence_bytes"],
+           f"oneshot per sequence {oneshot['sequence_bytes']} against mpi {mpi['sequence_bytes']}")
+    out = os.path.join(scratch, "kv_oneshot.h5")
+    kv(common + ["--collective", "oneshot", "-o", out], a.mpiexec, a.mpi_bench)
+    with h5py.File(out, "r") as f:
+        got = (f["/kv"].attrs["backend"], f["/kv"].attrs["collective"])
+        got = tuple(v.decode() if isinstance(v, bytes) else v for v in got)
+        expect(got == ("cpu", "oneshot"), f"/kv backend and collective: {got}")
+
+
 def llama70b(a):
     """TP-1's 131 GiB of bf16 weights do not fit 120 GiB; TP-2's do; KV bytes per device by hand."""
     config = os.path.join(a.configs, "llama-3.1-70b.json")
@@ -99,6 +119,7 @@ def main():
     a = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="tpb_kv_cli_") as scratch:
         worked_example(a, scratch)
+        collectives(a, scratch)
         llama70b(a)
     if FAILURES:
         print("FAILED:\n" + "\n".join("- " + f for f in FAILURES))

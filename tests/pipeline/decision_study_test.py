@@ -9,7 +9,8 @@ on 2 ranks (tiny-llama, TP 1 and 2, --tpot-slo, --predict-tp 4), then:
   - the SLO and the degrees are sealed in predictions.json;
   - report.md has the Decision section with measured and MODELLED rows;
   - `mpi_bench verdict` alone, on a copy without /decision, writes the same
-    /decision under the budget calibrate stored in /study.
+    /decision under the budget calibrate stored in /study, and on a copy that
+    records the one-shot collective, the batches `kv --collective oneshot` admits.
 
 Run with Debian's /usr/bin/python3 (h5py):
   decision_study_test.py --mpiexec MPIEXEC --mpi-bench MPI_BENCH --configs DIR
@@ -53,6 +54,25 @@ def check_verdict_alone_decides(a, study, copy):
             path = f"/decision/k{k}/max_batch"
             expect(path in judged and int(judged[path][0]) == int(ran[path][0]),
                    f"k={k}: verdict alone decides another max_batch than run")
+
+
+def check_decision_counts_the_study_collective(a, tiny, study, copy, admitted_mpi):
+    """A study that ran the one-shot collective is decided with its buffers, as `kv --collective oneshot` counts them."""
+    shutil.copyfile(study, copy)
+    with h5py.File(copy, "r+") as f:
+        f["/study"].attrs["collective"] = "oneshot"
+        del f["/decision"]
+    run([a.mpiexec, "--oversubscribe", "-n", "1", a.mpi_bench, "verdict", copy])
+    kv = json.loads(run([a.mpiexec, "--oversubscribe", "-n", "1", a.mpi_bench, "kv", "--model", tiny, "--tp", "1,2,4",
+                         "--context", "8", "--block", "1", "--mem-per-device", BUDGET, "--reserve-pct", "10", "--dtype",
+                         "f32", "--backend", "cpu", "--collective", "oneshot", "--json"]))
+    admitted = {t["k"]: t["admissible_sequences"][0]["sequences"] for t in kv["tp"]}
+    # The two collectives' buffers must change the answer, or this check could not fail.
+    expect(admitted != admitted_mpi, f"kv admits the same batches with oneshot and mpi buffers: {admitted}")
+    with h5py.File(copy, "r") as f:
+        for k in (1, 2, 4):
+            max_batch = int(f[f"/decision/k{k}/max_batch"][0])
+            expect(max_batch == admitted[k], f"k={k}: oneshot study's max_batch {max_batch}, kv admits {admitted[k]}")
 
 
 def main():
@@ -119,6 +139,7 @@ def main():
         expect(os.path.exists(os.path.join(out, "fig_capacity.png")), "fig_capacity.png")
         expect(os.path.exists(os.path.join(out, "fig_tail_waste.png")), "fig_tail_waste.png")
         check_verdict_alone_decides(a, study, os.path.join(out, "verdict_alone.h5"))
+        check_decision_counts_the_study_collective(a, tiny, study, os.path.join(out, "oneshot.h5"), admitted)
     if FAILURES:
         print("\n".join(FAILURES))
         sys.exit(1)
