@@ -26,6 +26,11 @@ struct StepOptions {
   bool timers = true;   // per-op timers on host-synchronous backends; off only to measure their cost
   bool check = false;   // before timing: TP-k against TP-1, and NaN/Inf per layer
   std::uint64_t seed = kDefaultSeed;
+  // Whose ranks start every step together (an untimed barrier); null: the
+  // step's own group. A study sets its world, so that ranks computing apart
+  // (TP-1 on every rank, shard replays) contend for the node as the ranks of
+  // a TP-k step do, instead of drifting out of phase over a visit.
+  Communicator* lockstep = nullptr;
 };
 
 struct StepPoint {

@@ -162,7 +162,9 @@ GatheredPoint run_point_everywhere(StudyRuntime& rt, Communicator* group, const 
                                    const StepOptions& options, InSituCollectives in_situ) {
   rt.world->barrier();  // every group starts together, as the ranks of one job would
   WeightCache& weights = shard_weights_for(rt, point.tp, group == nullptr);
-  StepTerms terms = run_step_point(*rt.backend, group, rt.config, point, options, &weights);
+  StepOptions every_step_together = options;
+  every_step_together.lockstep = rt.world.get();
+  StepTerms terms = run_step_point(*rt.backend, group, rt.config, point, every_step_together, &weights);
   if (in_situ == InSituCollectives::measure)
     measure_collectives_in_situ(*rt.backend, group, rt.config, point, options, &weights, &terms);
   const StepRunInfo info{std::string(to_string(rt.declaration.backend)), point, options, group == nullptr};

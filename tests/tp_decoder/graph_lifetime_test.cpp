@@ -8,13 +8,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/error.hpp"
 #include "delegating_backend.hpp"
+#include "loopback_communicator.hpp"
 #include "test_configs.hpp"
 #include "tp_decoder/cpu/cpu_backend.hpp"
 #include "tp_decoder/step_runner.hpp"
@@ -22,7 +22,8 @@
 namespace tpb {
 namespace {
 
-using CallLog = std::vector<std::string>;
+using test::CallLog;
+using test::LoopbackCommunicator;
 
 // The CPU backend's operations; graphs are pretend (capture runs the ops,
 // a launch does nothing) and only their order is recorded.
@@ -51,52 +52,6 @@ class GraphRecordingBackend final : public test::DelegatingBackend {
   CallLog& log_;
   bool held_ = false;
   int launches_ = 0;
-};
-
-// A TP-k group in one process: rank 0, every peer holding the same values, so
-// an all-reduce leaves the data as it is and an all-gather repeats it. Enough
-// for the step to run; the numbers are not what the collectives would give.
-class LoopbackCommunicator final : public Communicator {
- public:
-  LoopbackCommunicator(int size, CallLog& log) : size_(size), log_(log) {}
-  ~LoopbackCommunicator() override { log_.push_back("communicator_destroyed"); }
-
-  std::string backend_name() const override { return "loopback"; }
-  int rank() const override { return 0; }
-  int size() const override { return size_; }
-  MemoryKind memory_kind() const override { return MemoryKind::host; }
-  void all_reduce(const void* send, void* recv, std::size_t count, DataType type, StreamHandle) override {
-    if (send != recv) std::memcpy(recv, send, count * element_size(type));
-  }
-  void all_gather(const void* send, void* recv, std::size_t count, DataType type, StreamHandle) override {
-    const std::size_t bytes = count * element_size(type);
-    const std::vector<unsigned char> mine(static_cast<const unsigned char*>(send),
-                                          static_cast<const unsigned char*>(send) + bytes);
-    for (int r = 0; r < size_; ++r) std::memcpy(static_cast<unsigned char*>(recv) + r * bytes, mine.data(), bytes);
-  }
-  void barrier() override {}
-  void synchronize(StreamHandle) override {
-    ++waits_;
-    if (fail_at_wait_ > 0 && waits_ == fail_at_wait_) throw_error("loopback", 1, "peer lost", __FILE__, __LINE__);
-  }
-  std::unique_ptr<Communicator> split(int, int) override { throw UsageError("loopback: no split"); }
-  void* allocate(std::size_t bytes) override { return new unsigned char[bytes > 0 ? bytes : 1]; }
-  void release(void* buffer) override { delete[] static_cast<unsigned char*>(buffer); }
-  void copy_from_host(void* dst, const void* src, std::size_t bytes, StreamHandle) override {
-    std::memcpy(dst, src, bytes);
-  }
-  void copy_to_host(void* dst, const void* src, std::size_t bytes, StreamHandle) override {
-    std::memcpy(dst, src, bytes);
-  }
-
-  int waits() const { return waits_; }
-  void fail_at_wait(int wait) { fail_at_wait_ = wait; }
-
- private:
-  int size_;
-  CallLog& log_;
-  int waits_ = 0;
-  int fail_at_wait_ = 0;
 };
 
 StepOptions graph_options() {
