@@ -258,7 +258,6 @@ void measure_collectives_in_situ(Backend& backend, Communicator* group, const Mo
   profiled.profile = true;  // device events between operations
   profiled.timers = true;   // host clock reads between operations
   profiled.check = false;   // checked once already, before the timed iterations
-  profiled.lockstep = nullptr;  // its own group: the collective's time inside the step is what it times
   const StepTerms extra = run_step_point(backend, group, config, point, profiled, cache);
   terms->t_ar_insitu_us = extra.t_ar_insitu_us;
   terms->t_ag_insitu_us = extra.t_ag_insitu_us;
