@@ -52,11 +52,10 @@ class OneshotCommunicator final : public HostMemoryCommunicator {
     for_each_reduce_chunk(send, recv, count, type, capacity_bytes_, [&](const void* in, void* out, std::size_t n) {
       const std::uint64_t epoch = shared.next_epoch();
       // Copied before anything is written to recv: in place is safe.
-      std::memcpy(shared.begin(epoch), in, n * sizeof(float));
+      std::memcpy(shared.own_slot(epoch), in, n * sizeof(float));
       shared.publish(epoch);
       shared.wait_published(epoch);
       sum_in_rank_order(shared, epoch, size(), n, static_cast<float*>(out));
-      shared.finish(epoch);
     });
   }
 
@@ -66,7 +65,7 @@ class OneshotCommunicator final : public HostMemoryCommunicator {
         send, recv, count_per_rank, type, capacity_bytes_,
         [&](const void* in, void* out, std::size_t bytes, std::size_t stride_bytes) {
           const std::uint64_t epoch = shared.next_epoch();
-          std::memcpy(shared.begin(epoch), in, bytes);
+          std::memcpy(shared.own_slot(epoch), in, bytes);
           shared.publish(epoch);
           shared.wait_published(epoch);
           for (int r = 0; r < size(); ++r) {
@@ -75,7 +74,6 @@ class OneshotCommunicator final : public HostMemoryCommunicator {
             if (r == rank() && dst == in) continue;
             std::memcpy(dst, shared.peer_slot(r, epoch), bytes);
           }
-          shared.finish(epoch);
         });
   }
 

@@ -45,14 +45,14 @@ SharedExchange::SharedExchange(MPI_Comm comm, std::size_t slot_bytes, const std:
               fmt::format("one-shot: rank {}'s shared segment of {} bytes cannot hold {} bytes aligned to {}", r,
                           peer_bytes, segment_bytes, alignof(Segment)));
   }
-  new (bases_[static_cast<std::size_t>(rank_)]) Segment();  // flags start at epoch 0 before any peer looks
-  // Every segment initialised before anyone polls a peer's flags.
+  new (bases_[static_cast<std::size_t>(rank_)]) Segment();  // the flag starts at epoch 0 before any peer looks
+  // Every segment initialised before anyone polls a peer's flag.
   MPI_CHECK(MPI_Barrier(comm_));
 }
 
 std::size_t SharedExchange::segment_allocation_bytes(std::size_t slot_bytes) {
   // MPI_Win_allocate_shared promises no alignment (Open MPI's bases are not
-  // 64-byte aligned), while Segment's flags each need a whole cache line:
+  // 64-byte aligned), while Segment's flag needs a whole cache line:
   // each rank allocates alignof(Segment) - 1 bytes more and every queried
   // base is rounded up to it.
   return kHeaderBytes + 2 * slot_bytes + alignof(Segment) - 1;
@@ -69,33 +69,21 @@ SharedExchange::~SharedExchange() {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
-void SharedExchange::wait_all(Flag Segment::*flag, std::uint64_t epoch, const char* what) {
-  for (int r = 0; r < size_; ++r) {
-    const std::atomic<std::uint64_t>& seen = (segment(r).*flag).epoch;
-    spin_until([&] { return seen.load(std::memory_order_acquire) >= epoch; },
-               [&] { return fmt::format("one-shot: rank {} of {} waits for rank {}: {} (epoch {})", rank_, size_, r,
-                                        what, epoch); });
-  }
-}
-
-void* SharedExchange::begin(std::uint64_t epoch) {
-  // The slot of epoch e was last read in epoch e-2.
-  if (epoch > 2) wait_all(&Segment::finished, epoch - 2, "a peer to finish reading this slot");
-  return slot(rank_, epoch);
-}
+void* SharedExchange::own_slot(std::uint64_t epoch) { return slot(rank_, epoch); }
 
 void SharedExchange::publish(std::uint64_t epoch) {
-  segment(rank_).published.epoch.store(epoch, std::memory_order_release);
+  segment(rank_).published.store(epoch, std::memory_order_release);
 }
 
 void SharedExchange::wait_published(std::uint64_t epoch) {
-  wait_all(&Segment::published, epoch, "a peer's payload");
+  for (int r = 0; r < size_; ++r) {
+    const std::atomic<std::uint64_t>& seen = segment(r).published;
+    spin_until([&] { return seen.load(std::memory_order_acquire) >= epoch; },
+               [&] { return fmt::format("one-shot: rank {} of {} waits for rank {}: a peer's payload (epoch {})", rank_,
+                                        size_, r, epoch); });
+  }
 }
 
 const void* SharedExchange::peer_slot(int rank, std::uint64_t epoch) const { return slot(rank, epoch); }
-
-void SharedExchange::finish(std::uint64_t epoch) {
-  segment(rank_).finished.epoch.store(epoch, std::memory_order_release);
-}
 
 }  // namespace tpb

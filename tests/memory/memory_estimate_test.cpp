@@ -102,10 +102,10 @@ TEST(MemoryEstimate, OneshotOnCudaAddsItsIpcBufferAndPeerTable) {
 
 TEST(MemoryEstimate, OneshotOnCpuAddsItsSegmentOfTheSharedWindow) {
   const ModelConfig tiny = config("tiny-llama.json");
-  // This rank's segment: two 64-byte flag lines, two 8 MiB slots, up to 63 B to align the flags.
+  // This rank's segment: a 64-byte flag line, two 8 MiB slots, up to 63 B to align the flag.
   const auto segment =
       static_cast<std::int64_t>(SharedExchange::segment_allocation_bytes(kDefaultOneshotCapacityBytes));
-  EXPECT_EQ(segment, 2 * 64 + (16LL << 20) + 63);
+  EXPECT_EQ(segment, 64 + (16LL << 20) + 63);
   for (int k : {1, 2}) {
     const MemorySetup oneshot = setup_for(BackendKind::cpu, CollectiveKind::oneshot, k);
     for (int batch : {1, 8}) {
