@@ -10,9 +10,9 @@
 
 namespace tpb {
 
-// Host memory: this rank's segment of the group's MPI-3 shared window (two
-// epoch flags, two slots of `capacity_bytes`, and the slack that aligns the
-// flags to a cache line). The window is the sum of the ranks' segments; each
+// Host memory: this rank's segment of the group's MPI-3 shared window (an
+// epoch flag, two slots of `capacity_bytes`, and the slack that aligns the
+// flag to a cache line). The window is the sum of the ranks' segments; each
 // rank allocates its own (oneshot_communicator.hpp, shared_exchange.hpp).
 std::size_t oneshot_host_bytes_per_rank(std::size_t capacity_bytes = kDefaultOneshotCapacityBytes);
 
