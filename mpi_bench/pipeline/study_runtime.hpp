@@ -77,9 +77,10 @@ StudyDeclaration broadcast_declaration(const RankContext& ranks, const std::stri
 
 // Runs `point` on every rank at once: every TP group of size point.tp
 // (`group` is this rank's), or with group == nullptr a shard replay on every
-// rank. Every rank starts each step together (StepOptions::lockstep). The in-situ collective times are measured unless `in_situ` says skip
-// (in separate profiled iterations where timing each operation would perturb
-// the timed ones, so skipping saves a whole pass on such a backend). On
+// rank. Every rank starts each step together (StepOptions::lockstep). The
+// in-situ collective times are measured unless `in_situ` says skip (in
+// separate profiled iterations where timing each operation would perturb the
+// timed ones, so skipping saves a whole pass on such a backend). On
 // world rank 0, `group0` holds group 0's columns (for a replay, rank 0 alone)
 // and `all_ranks_t_rank_us` every world rank's own step time (iterations ×
 // world size; the slowest of a group's columns is that group's t_step).

@@ -134,11 +134,11 @@ TEST(MemoryEstimate, OneshotCountsEveryGroupHeldAtOnce) {
 TEST(MemoryEstimate, NcclCountsEveryGroupOfMoreThanOneRankHeldAtOnce) {
   // Each NCCL communicator keeps its own channel buffers; a group of one has no peer to connect to.
   const ModelConfig llama = config("llama-3.1-8b.json");
-  const std::int64_t one_group = estimate_rank_memory(llama, setup_for(BackendKind::cuda, CollectiveKind::nccl, 2), 1, 0)
-                                     .comm_buffers;
+  const MemorySetup one_group_of_two = setup_for(BackendKind::cuda, CollectiveKind::nccl, 2);
+  const std::int64_t one_group = estimate_rank_memory(llama, one_group_of_two, 1, 0).comm_buffers;
   EXPECT_GT(one_group, 0);
   EXPECT_EQ(estimate_rank_memory(llama, setup_for(BackendKind::cuda, CollectiveKind::nccl, 1), 1, 0).comm_buffers, 0);
-  MemorySetup held = setup_for(BackendKind::cuda, CollectiveKind::nccl, 2);
+  MemorySetup held = one_group_of_two;
   held.groups_held = {1, 2, 4};
   EXPECT_EQ(estimate_rank_memory(llama, held, 1, 0).comm_buffers, 2 * one_group);
 }

@@ -57,7 +57,7 @@ def check_verdict_alone_decides(a, study, copy):
 
 
 def check_decision_counts_the_study_collective(a, tiny, study, copy, admitted_mpi):
-    """A study that ran the one-shot collective is decided with its buffers, as `kv --collective oneshot` counts them."""
+    """A one-shot study is decided with the one-shot buffers, as `kv --collective oneshot` counts them."""
     shutil.copyfile(study, copy)
     with h5py.File(copy, "r+") as f:
         f["/study"].attrs["collective"] = "oneshot"
