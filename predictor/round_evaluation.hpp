@@ -30,6 +30,11 @@ struct RoundObservation {
   std::map<GridCell, double> compute1_us;   // anchor t_compute(1): TP-1 --no-comm
   // Same-node control: each rank's own TP-1 step, every rank running it at once.
   std::map<GridCell, std::vector<double>> same_node_rank_us;
+  // The straggler term of each TP-k step (k > 1): per rank of group 0, the
+  // median over the visit's iterations of its time inside the step's
+  // collectives. Every rank leaves a collective together, so the rank that
+  // waits least is the slowest; absent where the backend did not time them.
+  std::map<DegreeCell, std::vector<double>> rank_collective_us;
 };
 
 struct FormKVerdict {
