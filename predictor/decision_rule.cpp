@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "common/error.hpp"
+#include "predictor/alpha_spending.hpp"
 
 namespace tpb {
 
@@ -33,6 +34,9 @@ std::string_view to_string(InconclusiveReason reason) {
 }
 
 void validate_decision_rule(const DecisionRule& rule) {
+  if (rule.version != 2 && rule.version != kDecisionRuleVersion)
+    throw UsageError(fmt::format("decision rule version {} is not one this tool judges (2 or {})", rule.version,
+                                 kDecisionRuleVersion));
   if (!(rule.kill_switch_pct > 0.0 && rule.kill_switch_pct <= 1000.0))
     throw UsageError(fmt::format("kill switch {} % is not a percentage in (0, 1000]", rule.kill_switch_pct));
   if (!(rule.family_alpha > 0.0 && rule.family_alpha < 1.0))
@@ -51,8 +55,11 @@ void validate_decision_rule(const DecisionRule& rule) {
   }
 }
 
-double decision_alpha(const DecisionRule& rule, int judged_cells) {
-  return bonferroni_alpha(rule.family_alpha, judged_cells, static_cast<int>(rule.checkpoints.size()));
+double decision_alpha(const DecisionRule& rule, int judged_cells, int rounds_done, bool final_look) {
+  if (rule.version == 2)
+    return bonferroni_alpha(rule.family_alpha, judged_cells, static_cast<int>(rule.checkpoints.size()));
+  TPB_CHECK(judged_cells > 0, fmt::format("alpha shared by {} judged cells", judged_cells));
+  return look_alpha(rule.family_alpha, rule.checkpoints, rounds_done, final_look) / judged_cells;
 }
 
 IntervalDecision decide_on_interval(const RoundInterval& interval, double kill_switch_pct) {

@@ -27,21 +27,40 @@ enum class InconclusiveReason {
 };
 std::string_view to_string(InconclusiveReason reason);  // "", "straddles_threshold", "drift", ...
 
+// The statistic, interval and α spending a rule seals:
+//   3: median first (form_error.hpp): per cell the median over rounds of the
+//      paired log-ratio, the form's error the mean of their absolute values,
+//      its interval from resampling whole rounds; α spent over the looks by
+//      O'Brien–Fleming (alpha_spending.hpp), Bonferroni over the cells; the
+//      same-node control localizes and never gates.
+//   2: the median over rounds of the per-round MAPE with its order-statistic
+//      interval; α split by Bonferroni over cells × checkpoints; a same-node
+//      spread above K/2 withholds every verdict at k > 1. Kept so that a file
+//      sealed under it is judged by the rule it sealed.
+inline constexpr int kDecisionRuleVersion = 3;
+
 struct DecisionRule {
+  int version = kDecisionRuleVersion;
   double kill_switch_pct = 15.0;
-  double family_alpha = 0.05;                // shared by every judged cell and checkpoint
+  double family_alpha = 0.05;                // shared by every judged cell and look
   std::vector<int> checkpoints{8, 16, 32};   // rounds at which cells are judged; the last is the maximum
-  BlockBootstrapOptions bootstrap;           // for p_exceeds
+  // Version 3: the resampling of whole rounds behind every interval and
+  // p_exceeds (at least this many resamples; more for a small α). Version 2:
+  // the block bootstrap of p_exceeds.
+  BlockBootstrapOptions bootstrap{10000};
   int max_rounds() const { return checkpoints.back(); }
 };
 
-// UsageError naming the bad value: kill switch outside (0, 1000] %, α outside
+// UsageError naming the bad value: a version other than 2 or 3, kill switch outside (0, 1000] %, α outside
 // (0, 1), bootstrap resamples not positive or a negative block length, no
 // checkpoints, or checkpoints not positive and strictly increasing.
 void validate_decision_rule(const DecisionRule& rule);
 
-// α of one interval: family_alpha / (judged_cells × checkpoints).
-double decision_alpha(const DecisionRule& rule, int judged_cells);
+// α of one interval at the look after `rounds_done` rounds. Version 3: the
+// look's share of the family α (look_alpha; `final_look` when the look ends
+// the study) over the judged cells. Version 2: family_alpha / (judged_cells ×
+// checkpoints), whatever the look.
+double decision_alpha(const DecisionRule& rule, int judged_cells, int rounds_done, bool final_look);
 
 struct IntervalDecision {
   Outcome outcome = Outcome::inconclusive;

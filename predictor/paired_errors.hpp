@@ -6,6 +6,8 @@
 // the drift between them.
 #include <vector>
 
+#include "predictor/form_error.hpp"
+
 namespace tpb {
 
 // One grid cell (b, c) of one round.
@@ -23,6 +25,16 @@ struct PairedRoundErrors {
 
 // `rounds` is rounds × grid cells, rounds in execution order; every round
 // holds the same non-zero number of cells and every measurement is > 0.
+// The per-round MAPE of registration version 2, judged by the rule it sealed.
 PairedRoundErrors paired_round_errors(const std::vector<std::vector<RoundCellTimes>>& rounds);
+
+// The same rounds as log-ratios, the median-first statistic's input
+// (form_error.hpp), for the paired and the calibration-time predictions.
+struct PairedLogRatios {
+  LogRatios paired;                // rounds × cells: ln(measured / paired prediction)
+  LogRatios sealed;                // rounds × cells: ln(measured / calibration-time prediction)
+  std::vector<double> drift_pct;   // per round: mean over the grid of ln(sealed / paired prediction) × 100
+};
+PairedLogRatios paired_log_ratios(const std::vector<std::vector<RoundCellTimes>>& rounds);
 
 }  // namespace tpb

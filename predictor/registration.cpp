@@ -166,9 +166,9 @@ Registration parse_registration(std::string_view json_text) {
   }
   Registration r;
   r.version = field<int>(doc, "registration_version");
-  if (r.version != kRegistrationVersion && r.version != kPreviousRegistrationVersion)
-    throw UsageError(fmt::format("registration version {} (this tpbench reads {} and {})", r.version,
-                                 kRegistrationVersion, kPreviousRegistrationVersion));
+  if (r.version < kOldestRegistrationVersion || r.version > kRegistrationVersion)
+    throw UsageError(fmt::format("registration version {} (this tpbench reads {} to {})", r.version,
+                                 kOldestRegistrationVersion, kRegistrationVersion));
   r.registered_at = field<std::string>(doc, "registered_at");
   r.tool_version = field<std::string>(doc, "tool_version");
   const auto& w = section(doc, "workload");

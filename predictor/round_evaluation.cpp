@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "common/error.hpp"
 #include "predictor/form_applicability.hpp"
@@ -54,6 +55,25 @@ std::vector<std::vector<double>> measured_rounds(const Registration& r, int k,
   return out;
 }
 
+// Per round, the straggler evidence of degree k over the grid; none when a
+// round lacks any cell's per-rank collective times (not measured).
+std::optional<std::vector<StragglerRound>> straggler_rounds(const Registration& r, int k,
+                                                            const std::vector<RoundObservation>& rounds) {
+  std::vector<StragglerRound> out;
+  for (std::size_t i = 0; i < rounds.size(); ++i) {
+    StragglerRound round;
+    for (int b : r.grid.batch)
+      for (int c : r.grid.context) {
+        const auto waits = rounds[i].rank_collective_us.find(DegreeCell{k, b, c});
+        if (waits == rounds[i].rank_collective_us.end() || waits->second.size() < 2) return std::nullopt;
+        round.step_us.push_back(at(rounds[i].step_us, DegreeCell{k, b, c}, "TP-k step", static_cast<int>(i)));
+        round.rank_collective_us.push_back(waits->second);
+      }
+    out.push_back(std::move(round));
+  }
+  return out;
+}
+
 }  // namespace
 
 FormInputs paired_inputs(const CellInputs& sealed, const RoundObservation& round) {
@@ -65,14 +85,20 @@ FormInputs paired_inputs(const CellInputs& sealed, const RoundObservation& round
   return in;  // the collective fits stay sealed: the sweeps are not repeated per round
 }
 
+bool counted_in_family(int rule_version, std::string_view form, int k) {
+  return rule_version == 2 || k != 1 || (form != "replay" && form != "no_speedup");
+}
+
 RoundsEvaluation evaluate_rounds(const Registration& r, const RoundsDesign& design,
-                                 const std::vector<RoundObservation>& rounds) {
+                                 const std::vector<RoundObservation>& rounds, bool final_look) {
   TPB_CHECK(!rounds.empty(), "evaluation of zero rounds");
   const DecisionRule& rule = design.rule;
   RoundsEvaluation out;
+  out.rule_version = rule.version;
   out.rounds = static_cast<int>(rounds.size());
+  out.final_look = final_look;
 
-  // Evidence of every (form, k), and the Bonferroni count of judged cells.
+  // Evidence of every (form, k), and the count of the α family.
   struct Pending {
     const ModelForm* form;
     int k;
@@ -86,33 +112,38 @@ RoundsEvaluation evaluate_rounds(const Registration& r, const RoundsDesign& desi
       p.evidence.not_applicable_reason = not_applicable_reason(form.name, backend);
       p.evidence.applicable = p.evidence.not_applicable_reason.empty();
       if (p.evidence.applicable) {
-        p.evidence.errors = paired_round_errors(form_rounds(r, form, k, rounds));
-        ++out.judged_cells;
+        const auto times = form_rounds(r, form, k, rounds);
+        if (rule.version == 2)
+          p.evidence.errors = paired_round_errors(times);
+        else
+          p.evidence.log_ratios = paired_log_ratios(times);
+        if (counted_in_family(rule.version, form.name, k)) ++out.judged_cells;
       }
       pending.push_back(std::move(p));
     }
   TPB_CHECK(out.judged_cells > 0, "no model form is applicable on this backend");
-  out.alpha = decision_alpha(rule, out.judged_cells);
+  out.alpha = decision_alpha(rule, out.judged_cells, out.rounds, final_look);
 
-  // Controls first. Positive: the A/A cells at k = 1.
+  // Controls first. Positive: the A/A cells at k = 1 (version 3: ideal alone,
+  // replay being the same prediction there).
   RoundsControls& controls = out.controls;
-  std::vector<std::vector<double>> aa;
+  std::vector<CellEvidence> aa;
   for (const Pending& p : pending)
-    if (p.k == 1 && (p.form->name == "ideal" || p.form->name == "replay") && p.evidence.applicable)
-      aa.push_back(p.evidence.errors.paired_pct);
+    if (p.k == 1 && p.evidence.applicable &&
+        (p.form->name == "ideal" || (rule.version == 2 && p.form->name == "replay")))
+      aa.push_back(p.evidence);
   controls.aa_run = !aa.empty();
   if (controls.aa_run) {
-    controls.aa_holds = aa_control_holds(aa, rule, out.alpha);
-    controls.aa_formed = aa_control_formed(aa, out.alpha);
+    const AaControl control = aa_control(aa, rule, out.alpha);
+    controls.aa_holds = control.holds;
+    controls.aa_formed = control.formed;
+    controls.aa_upper_pct = control.upper_pct;
   }
 
   // Negative: no_speedup at k > 1, and the power check at every k.
   for (const Pending& p : pending)
     if (p.form->name == "no_speedup" && p.evidence.applicable)
-      controls.no_speedup[p.k] =
-          decide_on_interval(median_order_statistic_interval(p.evidence.errors.paired_pct, out.alpha),
-                             rule.kill_switch_pct)
-              .outcome;
+      controls.no_speedup[p.k] = judge_cell(p.evidence, CellGates{}, rule, out.alpha).paired_outcome;
   for (int k : r.grid.tp) {
     bool powered = false;
     if (rounds.size() >= 2) {
@@ -123,7 +154,9 @@ RoundsEvaluation evaluate_rounds(const Registration& r, const RoundsDesign& desi
     if (!powered) controls.unpowered_k.push_back(k);
   }
 
-  // Same-node: the widest spread of TP-1 across the ranks over the grid cells.
+  // Same-node: the widest spread of TP-1 across the ranks over the grid
+  // cells. It gates only under version 2; version 3 reports it and localizes
+  // with the straggler term below.
   for (int b : r.grid.batch)
     for (int c : r.grid.context) {
       std::vector<std::vector<double>> ranks;
@@ -136,13 +169,25 @@ RoundsEvaluation evaluate_rounds(const Registration& r, const RoundsDesign& desi
       if (!controls.same_node_run || !spread.formed || spread.high > controls.same_node_spread_pct.high)
         controls.same_node_spread_pct = spread;
       controls.same_node_run = true;
-      controls.rank_imbalance = controls.rank_imbalance || rank_imbalance(spread, rule.kill_switch_pct);
+      controls.rank_imbalance =
+          rule.version == 2 && (controls.rank_imbalance || rank_imbalance(spread, rule.kill_switch_pct));
     }
 
-  const StudyControls gates_source{controls.aa_holds, controls.rank_imbalance, controls.unpowered_k};
-  for (const Pending& p : pending)
-    out.cells.push_back({std::string(p.form->name), p.k,
-                         judge_cell(p.evidence, gates_for(p.k, gates_source), rule, out.alpha)});
+  for (int k : r.grid.tp)
+    if (k > 1)
+      if (const auto rounds_of_k = straggler_rounds(r, k, rounds))
+        out.straggler[k] = straggler_term(*rounds_of_k, out.alpha, rule.kill_switch_pct);
+
+  const StudyControls gates_source{controls.aa_holds, controls.aa_upper_pct, controls.rank_imbalance,
+                                   controls.unpowered_k};
+  for (const Pending& p : pending) {
+    CellVerdict verdict = judge_cell(p.evidence, gates_for(p.k, gates_source), rule, out.alpha);
+    const auto straggler = out.straggler.find(p.k);
+    if (verdict.outcome == Outcome::falsified && straggler != out.straggler.end() &&
+        straggler_explains(straggler->second, verdict.error_ci_low_pct))
+      verdict.explained_by = "straggler";
+    out.cells.push_back({std::string(p.form->name), p.k, std::move(verdict)});
+  }
   return out;
 }
 

@@ -8,12 +8,14 @@
 // the verdict stage, the stopping rule and the tests compute the same thing.
 #include <map>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
 #include "predictor/cell_verdict.hpp"
 #include "predictor/decision_controls.hpp"
 #include "predictor/registration.hpp"
+#include "predictor/straggler.hpp"
 #include "predictor/study_design.hpp"
 
 namespace tpb {
@@ -45,29 +47,42 @@ struct FormKVerdict {
 
 struct RoundsControls {
   bool aa_run = false;           // k = 1 is in the grid
-  bool aa_holds = true;          // ideal and replay at k = 1 HOLD on their paired errors
+  bool aa_holds = true;          // the A/A cells at k = 1 HOLD on their paired errors
   bool aa_formed = true;         // every A/A interval has enough rounds to be formed
+  double aa_upper_pct = 0;       // the A/A's upper error bound
   bool same_node_run = false;    // the same-node control was measured (≥ 2 ranks)
   RoundInterval same_node_spread_pct;  // the widest cell's spread interval
-  bool rank_imbalance = false;
+  bool rank_imbalance = false;   // version 2's gate; never set under version 3
   std::map<int, PowerCheck> power;          // per k (≥ 2 rounds)
   std::map<int, Outcome> no_speedup;        // per k: its interval outcome before gates
   std::vector<int> unpowered_k;
 };
 
 struct RoundsEvaluation {
+  int rule_version = kDecisionRuleVersion;
   int rounds = 0;
-  int judged_cells = 0;  // applicable (form, k) cells: the Bonferroni count
-  double alpha = 0;      // per interval
+  bool final_look = true;  // this look spends all the α not spent before it
+  int judged_cells = 0;    // the α family: applicable (form, k) cells, each distinct prediction once
+  double alpha = 0;        // per interval
   RoundsControls controls;
   std::vector<FormKVerdict> cells;  // forms in model_forms() order, k in grid order
+  std::map<int, StragglerTerm> straggler;  // per k > 1 whose collectives were timed on every rank
 };
 
 // The form `form` on `sealed` calibration inputs with this round's anchors in place.
 FormInputs paired_inputs(const CellInputs& sealed, const RoundObservation& round);
 
-// tpb::Error when a round lacks a cell or an anchor of the registered grid.
+// Whether (form, k) joins the α family. At k = 1 `ideal`, `replay` and
+// `no_speedup` are one prediction (a TP-1 shard is the whole model, and no
+// collective runs), so under version 3 only `ideal` counts there; the other
+// two share its verdict.
+bool counted_in_family(int rule_version, std::string_view form, int k);
+
+// The look after `rounds.size()` rounds; `final_look` when it ends the study
+// (the verdict stage judges the last look of a file as final: it spends what
+// earlier looks left). tpb::Error when a round lacks a cell or an anchor of
+// the registered grid.
 RoundsEvaluation evaluate_rounds(const Registration& registration, const RoundsDesign& design,
-                                 const std::vector<RoundObservation>& rounds);
+                                 const std::vector<RoundObservation>& rounds, bool final_look = true);
 
 }  // namespace tpb

@@ -49,22 +49,47 @@ RoundsDesign make_rounds_design(int min_rounds, int max_rounds, double time_budg
   return design;
 }
 
-ordered_json rounds_design_json(const RoundsDesign& d) {
-  return {{"rule",
-           "Per (form, k): the median over rounds of the per-round MAPE (paired: the form on the anchors measured "
+std::string decision_rule_text(int version) {
+  if (version == 2)
+    return "Per (form, k): the median over rounds of the per-round MAPE (paired: the form on the anchors measured "
            "in the same round), with its distribution-free order-statistic interval [L, U] at alpha = family_alpha "
            "/ (judged cells x checkpoints). FALSIFIED when L > kill switch, HOLDS when U < kill switch, otherwise "
-           "INCONCLUSIVE with its reason; gated by the A/A, no_speedup, power and same-node controls."},
-          {"min_rounds", d.min_rounds},
-          {"max_rounds", d.max_rounds},
-          {"time_budget_s", d.time_budget_s},
-          {"order_seed", d.order_seed},
-          {"kill_switch_pct", d.rule.kill_switch_pct},
-          {"family_alpha", d.rule.family_alpha},
-          {"checkpoints", d.rule.checkpoints},
-          {"bootstrap_resamples", d.rule.bootstrap.resamples},
-          {"bootstrap_block_rounds", d.rule.bootstrap.block_rounds},
-          {"bootstrap_seed", d.rule.bootstrap.seed}};
+           "INCONCLUSIVE with its reason; gated by the A/A, no_speedup, power and same-node controls.";
+  return "Per (form, k) and grid cell: the median over rounds of ln(measured t_step / paired prediction), the "
+         "prediction evaluated on the anchors measured in the same round; the cell's error is exp(median) - 1 and "
+         "the form's error E the mean over cells of |cell error|. [L, U] is the percentile interval of E from "
+         "resampling whole rounds, at the alpha of the look: the family alpha spent over the checkpoints by the "
+         "O'Brien-Fleming-type Lan-DeMets function (the look that ends the study spends what is left), split "
+         "over the judged cells (Bonferroni; at k = 1 ideal, replay and no_speedup count once). FALSIFIED when "
+         "L > kill switch, HOLDS when U < kill switch, otherwise INCONCLUSIVE with its reason. A failed A/A at "
+         "k = 1 withholds HOLDS everywhere and leaves FALSIFIED only where L > kill switch + the A/A's U; a k "
+         "whose no_speedup is not FALSIFIED or whose +-2K power check fails cannot HOLD; paired and "
+         "calibration-time outcomes that are opposite read INCONCLUSIVE (drift). The same-node control "
+         "localizes (the straggler term) and never gates.";
+}
+
+void apply_round_plan(RoundsDesign& design, const RoundPlan& plan) {
+  design.plan = plan;
+  design.rule.checkpoints = checkpoints_between(design.min_rounds, plan.planned_rounds);
+  validate_decision_rule(design.rule);
+}
+
+ordered_json rounds_design_json(const RoundsDesign& d) {
+  ordered_json out = {{"rule", decision_rule_text(d.rule.version)},
+                      {"rule_version", d.rule.version},
+                      {"min_rounds", d.min_rounds},
+                      {"max_rounds", d.max_rounds},
+                      {"time_budget_s", d.time_budget_s},
+                      {"order_seed", d.order_seed},
+                      {"kill_switch_pct", d.rule.kill_switch_pct},
+                      {"family_alpha", d.rule.family_alpha},
+                      {"alpha_spending", d.rule.version == 2 ? "bonferroni over checkpoints" : "obrien_fleming"},
+                      {"checkpoints", d.rule.checkpoints},
+                      {"bootstrap_resamples", d.rule.bootstrap.resamples},
+                      {"bootstrap_block_rounds", d.rule.bootstrap.block_rounds},
+                      {"bootstrap_seed", d.rule.bootstrap.seed}};
+  if (d.plan) out["round_plan"] = round_plan_json(*d.plan);
+  return out;
 }
 
 namespace {
@@ -91,6 +116,9 @@ RoundsDesign parse_rounds_design(const ordered_json& s) {
   d.rule.bootstrap.resamples = design_field<int>(s, "bootstrap_resamples");
   d.rule.bootstrap.block_rounds = design_field<int>(s, "bootstrap_block_rounds");
   d.rule.bootstrap.seed = design_field<std::uint64_t>(s, "bootstrap_seed");
+  // A registration of version 2 sealed its rule before the field existed.
+  d.rule.version = s.contains("rule_version") ? design_field<int>(s, "rule_version") : 2;
+  if (s.contains("round_plan")) d.plan = parse_round_plan(s.at("round_plan"));
   validate_decision_rule(d.rule);
   return d;
 }

@@ -11,16 +11,26 @@
 #include <nlohmann/json.hpp>
 
 #include "predictor/decision_rule.hpp"
+#include "predictor/round_plan.hpp"
 
 namespace tpb {
 
 struct RoundsDesign {
   int min_rounds = 10;          // the first checkpoint
-  int max_rounds = 20;          // the last checkpoint: the study stops there at the latest
+  int max_rounds = 20;          // --rounds' MAX: the planned rounds never exceed it
   double time_budget_s = 0;     // measurement rounds stop at the first checkpoint past it; 0: none
   std::uint64_t order_seed = 20240;  // Fisher–Yates seed of the visiting order (visit_order.hpp)
-  DecisionRule rule;            // kill switch, family α, checkpoints, bootstrap (p_exceeds)
+  DecisionRule rule;            // kill switch, family α, checkpoints (the last: the planned N), resampling
+  std::optional<RoundPlan> plan;  // version 3: the power analysis that chose N
 };
+
+// The rule of `version` in words: "falsified_when" in predictions.json, the
+// report and the design's "rule" field.
+std::string decision_rule_text(int version);
+
+// Seals `plan` into the design: checkpoints MIN, 2·MIN, … below the planned
+// N, then N.
+void apply_round_plan(RoundsDesign& design, const RoundPlan& plan);
 
 // Checkpoints MIN, 2·MIN, 4·MIN, ... below MAX, then MAX: few looks (each
 // costs α under Bonferroni), the first as early as the design allows.

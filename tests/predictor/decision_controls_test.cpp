@@ -26,13 +26,27 @@ std::vector<std::vector<double>> noisy_rounds(int rounds, int cells, double spre
   return values;
 }
 
-TEST(AaControl, HoldsOnlyWhenEveryAaCellHolds) {
+// An A/A cell under version 2: per-round MAPE series (paired and sealed alike).
+CellEvidence mape_cell(const std::vector<double>& errors) {
+  CellEvidence cell;
+  cell.errors = {errors, errors, std::vector<double>(errors.size(), 0.0)};
+  return cell;
+}
+
+DecisionRule version2() {
   DecisionRule rule;
+  rule.version = 2;
+  rule.bootstrap.resamples = 200;
+  return rule;
+}
+
+TEST(AaControl, HoldsOnlyWhenEveryAaCellHolds) {
   const std::vector<double> quiet = {1, 2, 3, 2, 1, 3, 2, 1, 2, 3};
   const std::vector<double> loud = {10, 20, 30, 20, 10, 30, 20, 10, 20, 30};
-  EXPECT_TRUE(aa_control_holds({quiet, quiet}, rule, 0.05));
-  EXPECT_FALSE(aa_control_holds({quiet, loud}, rule, 0.05));
-  EXPECT_THROW(aa_control_holds({}, rule, 0.05), Error);
+  EXPECT_TRUE(aa_control({mape_cell(quiet), mape_cell(quiet)}, version2(), 0.05).holds);
+  EXPECT_FALSE(aa_control({mape_cell(quiet), mape_cell(loud)}, version2(), 0.05).holds);
+  EXPECT_DOUBLE_EQ(aa_control({mape_cell(quiet), mape_cell(loud)}, version2(), 0.05).upper_pct, 30);
+  EXPECT_THROW(aa_control({}, version2(), 0.05), Error);
 }
 
 // Two rounds cannot bound a median at 95 %: the A/A control is then not
@@ -40,9 +54,23 @@ TEST(AaControl, HoldsOnlyWhenEveryAaCellHolds) {
 TEST(AaControl, TooFewRoundsIsNotFormedRatherThanFailed) {
   const std::vector<double> quiet = {1, 2, 3, 2, 1, 3, 2, 1, 2, 3};
   const std::vector<double> two_rounds = {1, 2};
-  EXPECT_TRUE(aa_control_formed({quiet, quiet}, 0.05));
-  EXPECT_FALSE(aa_control_formed({quiet, two_rounds}, 0.05));
-  EXPECT_FALSE(aa_control_holds({quiet, two_rounds}, DecisionRule{}, 0.05));
+  EXPECT_TRUE(aa_control({mape_cell(quiet), mape_cell(quiet)}, version2(), 0.05).formed);
+  const AaControl short_run = aa_control({mape_cell(quiet), mape_cell(two_rounds)}, version2(), 0.05);
+  EXPECT_FALSE(short_run.formed);
+  EXPECT_FALSE(short_run.holds);
+}
+
+TEST(AaControl, Version3JudgesTheMedianFirstErrorAndKeepsItsUpperBound) {
+  CellEvidence quiet;
+  quiet.log_ratios.paired.assign(12, {std::log(1.02), std::log(0.99)});
+  quiet.log_ratios.sealed = quiet.log_ratios.paired;
+  quiet.log_ratios.drift_pct.assign(12, 0.0);
+  const AaControl control = aa_control({quiet}, DecisionRule{}, 0.05);
+  EXPECT_TRUE(control.holds);
+  EXPECT_NEAR(control.upper_pct, 1.5, 1e-9);
+  CellEvidence biased = quiet;
+  biased.log_ratios.paired.assign(12, {std::log(1.25), std::log(1.25)});
+  EXPECT_FALSE(aa_control({quiet, biased}, DecisionRule{}, 0.05).holds);
 }
 
 // Share of 200 seeds of 16 rounds × 2 cells whose power check passes at the
@@ -50,7 +78,7 @@ TEST(AaControl, TooFewRoundsIsNotFormedRatherThanFailed) {
 double power_pass_rate(double spread) {
   int passes = 0;
   for (std::uint64_t seed = 0; seed < 200; ++seed)
-    passes += power_check(noisy_rounds(16, 2, spread, seed), DecisionRule{}, 0.05 / 30).passes();
+    passes += power_check(noisy_rounds(16, 2, spread, seed), version2(), 0.05 / 30).passes();
   return passes / 200.0;
 }
 
@@ -64,10 +92,12 @@ TEST(PowerCheck, RoundsThatJumpByTwiceTheKillSwitchHaveNoPower) {
   // like a perfect ×1.3 prediction, so neither synthetic form is FALSIFIED.
   std::vector<std::vector<double>> rounds;
   for (int r = 0; r < 16; ++r) rounds.push_back({r % 2 ? 1300.0 : 1000.0, r % 2 ? 2600.0 : 2000.0});
-  const PowerCheck power = power_check(rounds, DecisionRule{}, 0.05 / 30);
-  EXPECT_NE(to_string(power.over.outcome), "FALSIFIED");
-  EXPECT_NE(to_string(power.under.outcome), "FALSIFIED");
-  EXPECT_FALSE(power.passes());
+  for (const DecisionRule& rule : {version2(), DecisionRule{}}) {
+    const PowerCheck power = power_check(rounds, rule, 0.05 / 30);
+    EXPECT_NE(to_string(power.over.outcome), "FALSIFIED");
+    EXPECT_NE(to_string(power.under.outcome), "FALSIFIED");
+    EXPECT_FALSE(power.passes());
+  }
 }
 
 TEST(PowerCheck, RefusesAKillSwitchOfHalfOrMore) {

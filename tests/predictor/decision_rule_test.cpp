@@ -1,6 +1,6 @@
-// The decision rule as a table of cases: interval against the kill switch,
-// gates, drift and precedence; then rounds_needed, the rule's validation and
-// the stop rule by hand.
+// The decision rule as tables of cases, one per sealed version: interval
+// against the kill switch, gates, drift and precedence; then rounds_needed,
+// the rule's validation, the α of a look and the stop rule by hand.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -34,7 +34,7 @@ struct RuleCase {
 };
 
 CellGates gate(bool noise_floor, bool rank_imbalance, bool underpowered) {
-  return {noise_floor, rank_imbalance, underpowered};
+  return {.noise_floor = noise_floor, .rank_imbalance = rank_imbalance, .underpowered = underpowered};
 }
 
 using R = InconclusiveReason;
@@ -71,9 +71,9 @@ std::vector<RuleCase> rule_cases() {
   };
 }
 
-class DecisionRuleTable : public testing::TestWithParam<RuleCase> {};
+class DecisionRuleVersion2Table : public testing::TestWithParam<RuleCase> {};
 
-TEST_P(DecisionRuleTable, GivesTheOutcomeAndReason) {
+TEST_P(DecisionRuleVersion2Table, GivesTheOutcomeAndReason) {
   const RuleCase& c = GetParam();
   CellEvidence evidence;
   evidence.applicable = c.applicable;
@@ -82,21 +82,24 @@ TEST_P(DecisionRuleTable, GivesTheOutcomeAndReason) {
   evidence.errors.sealed_pct = c.sealed.empty() ? c.paired : c.sealed;
   evidence.errors.drift_pct.assign(c.paired.size(), 0.0);
   DecisionRule rule;  // kill switch 15 %
+  rule.version = 2;
   rule.bootstrap.resamples = 200;
   const CellVerdict verdict = judge_cell(evidence, c.gates, rule, 0.05);
   EXPECT_EQ(to_string(verdict.outcome), to_string(c.outcome));
   EXPECT_EQ(to_string(verdict.reason), to_string(c.reason));
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, DecisionRuleTable, testing::ValuesIn(rule_cases()),
+INSTANTIATE_TEST_SUITE_P(Cases, DecisionRuleVersion2Table, testing::ValuesIn(rule_cases()),
                          [](const testing::TestParamInfo<RuleCase>& case_info) { return case_info.param.name; });
 
-TEST(CellVerdict, CarriesTheIntervalDriftAndPExceeds) {
+TEST(CellVerdictVersion2, CarriesTheIntervalDriftAndPExceeds) {
   CellEvidence evidence;
   evidence.errors.paired_pct = ramp(2);
   evidence.errors.sealed_pct = ramp(4);
   evidence.errors.drift_pct.assign(10, 2.0);
-  const CellVerdict verdict = judge_cell(evidence, kOpen, DecisionRule{}, 0.05);
+  DecisionRule rule;
+  rule.version = 2;
+  const CellVerdict verdict = judge_cell(evidence, kOpen, rule, 0.05);
   EXPECT_DOUBLE_EQ(verdict.error_pct, 6.5);
   EXPECT_DOUBLE_EQ(verdict.error_ci_low_pct, 3);
   EXPECT_DOUBLE_EQ(verdict.error_ci_high_pct, 10);
@@ -122,6 +125,12 @@ TEST(CellVerdict, RefusesMismatchedSeries) {
   evidence.errors.paired_pct = ramp(2);
   evidence.errors.sealed_pct = ramp(2, 9);
   evidence.errors.drift_pct.assign(10, 0.0);
+  DecisionRule rule;
+  rule.version = 2;
+  EXPECT_THROW(judge_cell(evidence, kOpen, rule, 0.05), Error);
+  evidence.log_ratios.paired.assign(10, {0.0});
+  evidence.log_ratios.sealed.assign(9, {0.0});
+  evidence.log_ratios.drift_pct.assign(10, 0.0);
   EXPECT_THROW(judge_cell(evidence, kOpen, DecisionRule{}, 0.05), Error);
 }
 
@@ -177,10 +186,26 @@ TEST(DecisionRuleOptions, RefusesBadValuesByName) {
   }
 }
 
-TEST(DecisionRuleOptions, AlphaIsSplitOverCellsAndCheckpoints) {
+TEST(DecisionRuleOptions, Version2SplitsAlphaOverCellsAndCheckpoints) {
   DecisionRule rule;
-  EXPECT_DOUBLE_EQ(decision_alpha(rule, 10), 0.05 / 30);
+  rule.version = 2;
+  EXPECT_DOUBLE_EQ(decision_alpha(rule, 10, 8, false), 0.05 / 30);
+  EXPECT_DOUBLE_EQ(decision_alpha(rule, 10, 32, true), 0.05 / 30);
   EXPECT_EQ(rule.max_rounds(), 32);
+}
+
+TEST(DecisionRuleOptions, Version3SpendsAlphaOverTheLooksAndSplitsItOverCells) {
+  DecisionRule rule;  // checkpoints 8, 16, 32
+  const double first = decision_alpha(rule, 4, 8, false);
+  const double second = decision_alpha(rule, 4, 16, false);
+  const double last = decision_alpha(rule, 4, 32, true);
+  EXPECT_LT(first, second);
+  EXPECT_LT(second, last);
+  EXPECT_NEAR(4 * (first + second + last), 0.05, 1e-12);  // the looks spend the family α, no more
+  // A study ended by its budget at 16 rounds spends what the first look left.
+  EXPECT_NEAR(4 * (first + decision_alpha(rule, 4, 16, true)), 0.05, 1e-12);
+  rule.version = 4;
+  EXPECT_THROW(validate_decision_rule(rule), UsageError);
 }
 
 TEST(StopRule, StopsAtACheckpointWhenAllDecidedOrAtTheMaximum) {

@@ -117,8 +117,9 @@ StudyOutcome simulate_study(const SimulatorConfig& config, std::uint64_t seed) {
     }
 
   StudyOutcome outcome;
-  const double alpha = decision_alpha(config.rule, config.family_cells);
   for (const int checkpoint : config.rule.checkpoints) {
+    const double alpha =
+        decision_alpha(config.rule, config.family_cells, checkpoint, checkpoint == config.rule.max_rounds());
     std::vector<std::vector<RoundCellTimes>> judged(static_cast<std::size_t>(checkpoint)), aa(judged.size());
     std::vector<std::vector<double>> step_k(judged.size());
     for (std::size_t r = 0; r < judged.size(); ++r)
@@ -128,13 +129,22 @@ StudyOutcome simulate_study(const SimulatorConfig& config, std::uint64_t seed) {
         aa[r].push_back({v[kStep1], v[kAnchor1], sealed[cell][kAnchor1]});
         step_k[r].push_back(v[kStepK]);
       }
-    const CellEvidence aa_evidence{true, {}, paired_round_errors(aa)};
+    const auto evidence = [&config](const std::vector<std::vector<RoundCellTimes>>& times) {
+      CellEvidence e;
+      if (config.rule.version == 2)
+        e.errors = paired_round_errors(times);
+      else
+        e.log_ratios = paired_log_ratios(times);
+      return e;
+    };
+    const CellEvidence aa_evidence = evidence(aa);
+    const AaControl aa_result = aa_control({aa_evidence}, config.rule, alpha);
     StudyControls controls;
-    controls.aa_holds = aa_control_holds({aa_evidence.errors.paired_pct}, config.rule, alpha);
+    controls.aa_holds = aa_result.holds;
+    controls.aa_upper_pct = aa_result.upper_pct;
     if (!power_check(step_k, config.rule, alpha).passes()) controls.unpowered_k.push_back(2);
-    const CellVerdict verdicts[] = {
-        judge_cell({true, {}, paired_round_errors(judged)}, gates_for(2, controls), config.rule, alpha),
-        judge_cell(aa_evidence, gates_for(1, controls), config.rule, alpha)};
+    const CellVerdict verdicts[] = {judge_cell(evidence(judged), gates_for(2, controls), config.rule, alpha),
+                                    judge_cell(aa_evidence, gates_for(1, controls), config.rule, alpha)};
     outcome.verdict = verdicts[0].outcome;
     outcome.reason = verdicts[0].reason;
     outcome.rounds = checkpoint;
