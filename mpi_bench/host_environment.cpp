@@ -52,7 +52,8 @@ std::string affinity() {
     if (!CPU_ISSET(cpu, &set)) continue;
     int last = cpu;
     while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) ++last;
-    text += (text.empty() ? "" : ",") + (last == cpu ? std::to_string(cpu) : fmt::format("{}-{}", cpu, last));
+    if (!text.empty()) text += ',';
+    text += last == cpu ? std::to_string(cpu) : fmt::format("{}-{}", cpu, last);
     cpu = last;
   }
   return text;
