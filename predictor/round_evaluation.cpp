@@ -9,6 +9,7 @@
 #include "predictor/form_applicability.hpp"
 #include "predictor/model_forms.hpp"
 #include "predictor/paired_errors.hpp"
+#include "predictor/round_localization.hpp"
 
 namespace tpb {
 namespace {
@@ -186,7 +187,8 @@ RoundsEvaluation evaluate_rounds(const Registration& r, const RoundsDesign& desi
     if (verdict.outcome == Outcome::falsified && straggler != out.straggler.end() &&
         straggler_explains(straggler->second, verdict.error_ci_low_pct))
       verdict.explained_by = "straggler";
-    out.cells.push_back({std::string(p.form->name), p.k, std::move(verdict)});
+    out.cells.push_back({std::string(p.form->name), p.k, std::move(verdict),
+                         p.evidence.applicable ? localize_rounds(r, *p.form, p.k, rounds) : std::nullopt});
   }
   return out;
 }

@@ -7,6 +7,7 @@
 // (decision_controls.hpp, cell_verdict.hpp). Pure function of plain data, so
 // the verdict stage, the stopping rule and the tests compute the same thing.
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -16,6 +17,7 @@
 #include "predictor/decision_controls.hpp"
 #include "predictor/registration.hpp"
 #include "predictor/straggler.hpp"
+#include "predictor/verdict.hpp"
 #include "predictor/study_design.hpp"
 
 namespace tpb {
@@ -30,6 +32,7 @@ struct RoundObservation {
   std::map<DegreeCell, double> replay_us;   // anchor t_replay(k): shard replay, rank 0
   std::map<DegreeCell, double> host_us;     // anchor t_host(k): the replay's host issue time, rank 0
   std::map<GridCell, double> compute1_us;   // anchor t_compute(1): TP-1 --no-comm
+  std::map<DegreeCell, double> nocomm_us;   // the TP-k step with its collectives ablated (k > 1), for localizing
   // Same-node control: each rank's own TP-1 step, every rank running it at once.
   std::map<GridCell, std::vector<double>> same_node_rank_us;
   // The straggler term of each TP-k step (k > 1): per rank of group 0, the
@@ -43,6 +46,9 @@ struct FormKVerdict {
   std::string form;
   int k = 1;
   CellVerdict verdict;
+  // The measured term that departs most from the form's share of it
+  // (round_localization.hpp); absent where no term was measured in the rounds.
+  std::optional<Localization> localized;
 };
 
 struct RoundsControls {
