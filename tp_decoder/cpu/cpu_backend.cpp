@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "common/error.hpp"
+#include "tp_decoder/cpu/small_batch_gemm.hpp"
 
 namespace tpb {
 namespace {
@@ -32,7 +33,8 @@ class CpuBackend final : public Backend {
  public:
   std::string name() const override { return "cpu"; }
   std::string device_description() const override {
-    return fmt::format("cpu fp32, {}, {} OpenMP threads", openblas_get_config(), omp_get_max_threads());
+    return fmt::format("cpu fp32, {}, {} OpenMP threads, matmul: small-batch {} kernel for m <= {}, sgemm above",
+                       openblas_get_config(), omp_get_max_threads(), to_string(gemm_isa_), gemm_max_rows_);
   }
   MemoryKind memory_kind() const override { return MemoryKind::host; }
   ElementType storage_type(TensorRole role) const override {
@@ -121,19 +123,22 @@ class CpuBackend final : public Backend {
   void matmul(Tensor& out, const Tensor& in, const Tensor& weight, const Tensor* bias) override {
     expect_shape(out, in.rows, weight.rows, "matmul", "out");
     TPB_CHECK(in.cols == weight.cols, fmt::format("cpu matmul: in has {} columns, weight has {}", in.cols, weight.cols));
-    const auto m = static_cast<blasint>(in.rows);
-    const auto n = static_cast<blasint>(weight.rows);
-    const auto k = static_cast<blasint>(in.cols);
+    const std::int64_t m = in.rows;
+    const std::int64_t n = weight.rows;
+    const std::int64_t k = in.cols;
+    if (bias) expect_shape(*bias, 1, weight.rows, "matmul", "bias");
+    if (m <= gemm_max_rows_) {
+      small_batch_gemm(gemm_isa_, m, n, k, f32(in), f32(weight), bias ? f32(*bias) : nullptr, f32(out));
+      return;
+    }
     float beta = 0.0f;
     if (bias) {
-      expect_shape(*bias, 1, weight.rows, "matmul", "bias");
-      for (std::int64_t b = 0; b < in.rows; ++b) std::memcpy(f32(out) + b * n, f32(*bias), static_cast<std::size_t>(n) * 4);
+      for (std::int64_t b = 0; b < m; ++b) std::memcpy(f32(out) + b * n, f32(*bias), static_cast<std::size_t>(n) * 4);
       beta = 1.0f;
     }
-    if (m == 1)
-      cblas_sgemv(CblasRowMajor, CblasNoTrans, n, k, 1.0f, f32(weight), k, f32(in), 1, beta, f32(out), 1);
-    else
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, f32(in), k, f32(weight), k, beta, f32(out), n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(m), static_cast<blasint>(n),
+                static_cast<blasint>(k), 1.0f, f32(in), static_cast<blasint>(k), f32(weight), static_cast<blasint>(k),
+                beta, f32(out), static_cast<blasint>(n));
   }
 
   void rope(Tensor& qkv, const AttentionShape& shape, int position, const Tensor& inv_freq) override {
@@ -291,6 +296,10 @@ class CpuBackend final : public Backend {
     throw UsageError("--graph: the cpu backend has no step graphs (CUDA graphs need --backend cuda)");
   }
 
+  // Chosen once per backend from a table fixed in code, so every step of a run
+  // (and every rank of a machine) multiplies with the same kernel and order.
+  const GemmIsa gemm_isa_ = small_batch_gemm_isa();
+  const int gemm_max_rows_ = small_batch_gemm_max_rows(gemm_isa_);
   std::vector<float> scores_;   // attention scratch: (batch * q_heads, positions)
   std::vector<float> cos_sin_;  // RoPE: cos then sin of each frequency at the current position
 };

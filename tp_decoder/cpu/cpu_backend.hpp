@@ -1,6 +1,7 @@
 #pragma once
-// The CPU backend: fp32 everywhere, OpenBLAS (OpenMP build) for GEMM/GEMV and
-// OpenMP loops for the other operations. Host memory, so it pairs with the
+// The CPU backend: fp32 everywhere, the small-batch kernel (small_batch_gemm.hpp)
+// for the decode step's products up to its batch limit, OpenBLAS (OpenMP build)
+// sgemm above it, and OpenMP loops for the other operations. Host memory, so it pairs with the
 // MPI communicator. Every operation has finished when its call returns.
 #include <memory>
 

@@ -1,0 +1,156 @@
+// The small-batch kernel against a double-precision reference on every shape
+// class the step uses (k off the vector width, odd n, the LM head's n, TP shard
+// widths, the qwen2 bias), on both instruction-set paths; and its fixed order:
+// bit-identical run to run, for any thread count, batch or row shard.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tp_decoder/cpu/small_batch_gemm.hpp"
+
+namespace tpb {
+namespace {
+
+struct Problem {
+  std::int64_t m, n, k;
+  bool bias;
+};
+
+std::vector<float> random_values(std::int64_t count, std::uint32_t seed) {
+  std::mt19937 engine(seed);
+  std::uniform_real_distribution<float> draw(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<std::size_t>(count));
+  for (float& value : v) value = draw(engine);
+  return v;
+}
+
+std::vector<GemmIsa> isas() {
+  std::vector<GemmIsa> list{GemmIsa::portable};
+  if (small_batch_gemm_isa() == GemmIsa::avx2_fma) list.push_back(GemmIsa::avx2_fma);
+  return list;
+}
+
+std::string describe(const Problem& p, GemmIsa isa) {
+  return std::string(to_string(isa)) + " m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) +
+         " k=" + std::to_string(p.k) + (p.bias ? " +bias" : "");
+}
+
+// Every output within a float summation bound of the double product: about
+// (k/8 + log 8 + tail) roundings of the sum of |terms|. Dropping the k % 8 tail
+// columns, the last n % 4 rows or a batch tile misses whole terms, which is
+// orders of magnitude above it.
+void expect_matches_reference(const Problem& p, GemmIsa isa) {
+  const auto x = random_values(p.m * p.k, 1);
+  const auto w = random_values(p.n * p.k, 2);
+  const auto b = random_values(p.n, 3);
+  std::vector<float> y(static_cast<std::size_t>(p.m * p.n), std::nanf(""));
+  small_batch_gemm(isa, p.m, p.n, p.k, x.data(), w.data(), p.bias ? b.data() : nullptr, y.data());
+  const double roundings = static_cast<double>(p.k / 8 + 16);
+  int reported = 0;
+  for (std::int64_t i = 0; i < p.m; ++i)
+    for (std::int64_t j = 0; j < p.n; ++j) {
+      double sum = p.bias ? b[static_cast<std::size_t>(j)] : 0.0;
+      double magnitude = std::fabs(sum);
+      for (std::int64_t c = 0; c < p.k; ++c) {
+        const double term = static_cast<double>(x[static_cast<std::size_t>(i * p.k + c)]) *
+                            static_cast<double>(w[static_cast<std::size_t>(j * p.k + c)]);
+        sum += term;
+        magnitude += std::fabs(term);
+      }
+      const double got = y[static_cast<std::size_t>(i * p.n + j)];
+      const double tolerance = roundings * 1.2e-7 * magnitude;
+      if (!(std::fabs(got - sum) <= tolerance) && reported++ < 3)
+        ADD_FAILURE() << describe(p, isa) << ": y[" << i << "][" << j << "] = " << got << ", reference " << sum
+                      << " (tolerance " << tolerance << ")";
+    }
+}
+
+TEST(SmallBatchGemm, EveryBatchFrom1To33) {
+  for (GemmIsa isa : isas())
+    for (std::int64_t m = 1; m <= 33; ++m) {
+      expect_matches_reference({m, 37, 67, false}, isa);
+      expect_matches_reference({m, 13, 1029, true}, isa);  // k crosses a 512-column chunk, tail of 5
+    }
+}
+
+TEST(SmallBatchGemm, ColumnTailsAndRowTails) {
+  for (GemmIsa isa : isas())
+    for (std::int64_t k : {1, 3, 7, 8, 9, 15, 17, 511, 513})
+      for (std::int64_t n : {1, 2, 3, 4, 5, 7})
+        for (std::int64_t m : {1, 2, 4, 5}) expect_matches_reference({m, n, k, n % 2 == 1}, isa);
+}
+
+TEST(SmallBatchGemm, LmHeadAndTpShardWidths) {
+  for (GemmIsa isa : isas()) {
+    expect_matches_reference({4, 128256, 24, false}, isa);   // the LM head's vocabulary, narrow k
+    expect_matches_reference({3, 1536, 2048, false}, isa);   // llama-3.2-1b qkv, TP-2 (n/k)
+    expect_matches_reference({2, 2048, 512, false}, isa);    // llama-3.2-1b o_proj, TP-4 (k/k)
+    expect_matches_reference({5, 2048, 4096, false}, isa);   // llama-3.2-1b down, TP-2 (k/k)
+    expect_matches_reference({2, 2304, 3584, true}, isa);    // qwen2.5-7b qkv with bias, TP-2
+    expect_matches_reference({17, 1155, 1795, true}, isa);   // qwen2.5-7b qkv / 4 rows, odd everything
+  }
+}
+
+std::vector<float> run(GemmIsa isa, const Problem& p, const std::vector<float>& x, const std::vector<float>& w,
+                       const std::vector<float>& b) {
+  std::vector<float> y(static_cast<std::size_t>(p.m * p.n));
+  small_batch_gemm(isa, p.m, p.n, p.k, x.data(), w.data(), p.bias ? b.data() : nullptr, y.data());
+  return y;
+}
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+TEST(SmallBatchGemm, BitIdenticalRunToRunAndAcrossThreadCounts) {
+  const Problem p{8, 1003, 2051, true};
+  const auto x = random_values(p.m * p.k, 4);
+  const auto w = random_values(p.n * p.k, 5);
+  const auto b = random_values(p.n, 6);
+  const int threads = omp_get_max_threads();
+  for (GemmIsa isa : isas()) {
+    omp_set_num_threads(1);
+    const std::vector<float> first = run(isa, p, x, w, b);
+    for (int repeat = 0; repeat < 5; ++repeat)
+      EXPECT_TRUE(same_bits(run(isa, p, x, w, b), first)) << to_string(isa) << ", repeat " << repeat;
+    omp_set_num_threads(2);
+    EXPECT_TRUE(same_bits(run(isa, p, x, w, b), first)) << to_string(isa) << ", 2 threads";
+    omp_set_num_threads(3);
+    EXPECT_TRUE(same_bits(run(isa, p, x, w, b), first)) << to_string(isa) << ", 3 threads";
+  }
+  omp_set_num_threads(threads);
+}
+
+// A batch row's outputs do not depend on the rest of the batch, and a row
+// shard of w gives exactly the full product's columns: b = 1 and b = 8 agree
+// bit for bit, as do the TP-k column shards of qkv, gate/up and the LM head.
+TEST(SmallBatchGemm, OrderIndependentOfBatchAndRowShard) {
+  const Problem p{7, 301, 777, false};
+  const auto x = random_values(p.m * p.k, 7);
+  const auto w = random_values(p.n * p.k, 8);
+  for (GemmIsa isa : isas()) {
+    const std::vector<float> full = run(isa, p, x, w, {});
+    for (std::int64_t i = 0; i < p.m; ++i) {
+      const std::vector<float> row(x.begin() + i * p.k, x.begin() + (i + 1) * p.k);
+      const std::vector<float> alone = run(isa, {1, p.n, p.k, false}, row, w, {});
+      EXPECT_EQ(std::memcmp(alone.data(), full.data() + i * p.n, static_cast<std::size_t>(p.n) * 4), 0)
+          << to_string(isa) << ", batch row " << i;
+    }
+    const std::int64_t begin = 101, rows = 150;  // a shard that starts mid-block
+    const std::vector<float> shard_w(w.begin() + begin * p.k, w.begin() + (begin + rows) * p.k);
+    const std::vector<float> shard = run(isa, {p.m, rows, p.k, false}, x, shard_w, {});
+    for (std::int64_t i = 0; i < p.m; ++i)
+      EXPECT_EQ(std::memcmp(shard.data() + i * rows, full.data() + i * p.n + begin, static_cast<std::size_t>(rows) * 4),
+                0)
+          << to_string(isa) << ", batch row " << i << " of the shard";
+  }
+}
+
+}  // namespace
+}  // namespace tpb

@@ -1,0 +1,177 @@
+// bench_cpu_gemm: the decode step's projection products on one core, every
+// candidate in one process and interleaved (A, B, C, A, B, C, ...), each call on
+// a different copy of the weight so that none finds it in cache. Prints each
+// candidate's median as a fraction of the limit max(t_read, t_fma): t_read a
+// plain sum over the same weight copy (one core's read of its bytes) and t_fma
+// the product's 2mnk flops in register-only FMA chains, both timed in the same
+// interleaved rounds, so that a loaded machine slows limit and candidates alike.
+// Run through jobs/bench_cpu_gemm.sh, which pins it to one core.
+#include <dlfcn.h>
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tp_decoder/cpu/gemm_bench/candidates.hpp"
+#include "tp_decoder/cpu/roofline.hpp"
+#include "tp_decoder/cpu/small_batch_gemm.hpp"
+
+namespace tpb::gemm_bench {
+namespace {
+
+struct Shape {
+  const char* model;
+  const char* name;
+  std::int64_t n, k;
+};
+
+// TP-1 projections of the two models (tp_decoder/configs): qkv is q + 2 kv
+// heads, gate_up the two halves side by side; the LM head of the 1B model too.
+constexpr Shape kShapes[] = {
+    {"llama-3.2-1b", "qkv", 3072, 2048},      {"llama-3.2-1b", "o_proj", 2048, 2048},
+    {"llama-3.2-1b", "gate_up", 16384, 2048}, {"llama-3.2-1b", "down", 2048, 8192},
+    {"llama-3.2-1b", "lm_head", 128256, 2048}, {"llama-3.1-8b", "qkv", 6144, 4096},
+    {"llama-3.1-8b", "o_proj", 4096, 4096},   {"llama-3.1-8b", "gate_up", 28672, 4096},
+    {"llama-3.1-8b", "down", 4096, 14336},
+};
+constexpr int kBatches[] = {1, 2, 4, 8, 16};
+constexpr int kMaxBatch = 16;
+// Copies of a weight, together at least this large: several times the 32 MiB
+// L3, so a weight is never still cached from the call before.
+constexpr std::size_t kRotationBytes = std::size_t{192} << 20;
+
+using Clock = std::chrono::steady_clock;
+
+struct Buffer {
+  float* data;
+  explicit Buffer(std::size_t count) : data(static_cast<float*>(std::aligned_alloc(64, (count * 4 + 63) / 64 * 64))) {}
+  ~Buffer() { std::free(data); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+};
+
+void fill(float* v, std::size_t count, std::uint64_t seed) {
+  std::uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (std::size_t i = 0; i < count; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    v[i] = static_cast<float>(static_cast<std::int32_t>(s >> 32)) * 4.6e-10f;  // within ±1
+  }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+volatile float g_sink = 0;  // keeps the probes' results observable
+
+// The two probes timed with the candidates: a read of the weight copy's bytes
+// (as membw reads) and the product's flops with no memory traffic.
+std::vector<Candidate> probes() {
+  std::vector<Candidate> list;
+  list.push_back(make_candidate("read", [](const Workload& w, int, std::size_t copy) {
+    g_sink = g_sink + sum_floats(w.weights[copy], w.n * w.k);
+  }));
+  list.push_back(make_candidate("fma", [](const Workload& w, int m, std::size_t) {
+    g_sink = g_sink + fma_chains(2.0 * static_cast<double>(m * w.n) * static_cast<double>(w.k));
+  }));
+  return list;
+}
+
+std::string library_of(const char* symbol) {
+  Dl_info info{};
+  void* address = dlsym(RTLD_DEFAULT, symbol);
+  return address && dladdr(address, &info) && info.dli_fname ? info.dli_fname : "?";
+}
+
+int run(int reps) {
+  std::vector<Candidate> candidates = probes();  // 0: read, 1: fma
+  for (Candidate& c : builtin_candidates()) candidates.push_back(std::move(c));  // 2: kept, 4: openblas
+  std::vector<std::string> notes;
+  for (Candidate& c : optional_candidates(notes)) candidates.push_back(std::move(c));
+  const GemmIsa isa = small_batch_gemm_isa();
+  fmt::print("# bench_cpu_gemm: {} OpenMP thread(s), kept = small-batch {} kernel for m <= {}, sgemm above\n",
+             omp_get_max_threads(), to_string(isa), small_batch_gemm_max_rows(isa));
+  fmt::print("# cblas_sgemm from {}\n", library_of("cblas_sgemm"));
+  fmt::print("# FMA peak before the run: {:.1f} GFLOP/s (one thread, {} chains, best of 7)\n", fma_peak_GFLOPs(7),
+             to_string(isa));
+  for (const std::string& note : notes) fmt::print("# {}\n", note);
+  fmt::print("# limit_ms = max(median t_read, median t_fma), read_GBps = 4nk / t_read; each candidate column: "
+             "limit / its median time (1 = at the limit); kept/openblas: ratio of median times; {} interleaved "
+             "calls per candidate\n",
+             reps);
+  std::string header = fmt::format("{:<13} {:<8} {:>3} {:>9} {:>9}", "model", "shape", "m", "limit_ms", "read_GBps");
+  for (std::size_t i = 2; i < candidates.size(); ++i)
+    header += fmt::format(" {:>{}}", candidates[i].name, std::max<std::size_t>(8, candidates[i].name.size()));
+  fmt::print("{} {:>14}\n", header, "kept/openblas");
+  std::fflush(stdout);
+
+  for (const Shape& shape : kShapes) {
+    const std::size_t bytes = static_cast<std::size_t>(shape.n * shape.k) * 4;
+    const std::size_t copies = std::max<std::size_t>(2, (kRotationBytes + bytes - 1) / bytes);
+    std::vector<std::unique_ptr<Buffer>> weights;
+    Workload work{shape.n, shape.k, {}, nullptr, nullptr};
+    for (std::size_t c = 0; c < copies; ++c) {
+      weights.push_back(std::make_unique<Buffer>(static_cast<std::size_t>(shape.n * shape.k)));
+      fill(weights.back()->data, static_cast<std::size_t>(shape.n * shape.k), c + 1);
+      work.weights.push_back(weights.back()->data);
+    }
+    Buffer x(static_cast<std::size_t>(kMaxBatch * shape.k)), y(static_cast<std::size_t>(kMaxBatch * shape.n));
+    fill(x.data, static_cast<std::size_t>(kMaxBatch * shape.k), 99);
+    work.x = x.data;
+    work.y = y.data;
+    for (int m : kBatches) {
+      std::vector<bool> ready;
+      for (Candidate& c : candidates) ready.push_back(c.prepare(work, m));
+      std::vector<std::vector<double>> ms(candidates.size());
+      std::size_t copy = 0;
+      for (int rep = -1; rep < reps; ++rep)  // rep -1: one untimed call each
+        for (std::size_t i = 0; i < candidates.size(); ++i) {
+          if (!ready[i]) continue;
+          const auto start = Clock::now();
+          candidates[i].run(work, m, copy);
+          const double elapsed = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+          copy = (copy + 1) % copies;
+          if (rep >= 0) ms[i].push_back(elapsed);
+        }
+      const double t_read = median(ms[0]);
+      const double limit = std::max(t_read, median(ms[1]));
+      std::string line = fmt::format("{:<13} {:<8} {:>3} {:>9.3f} {:>9.2f}", shape.model, shape.name, m, limit,
+                                     static_cast<double>(bytes) / t_read / 1e6);
+      for (std::size_t i = 2; i < candidates.size(); ++i) {
+        const std::size_t width = std::max<std::size_t>(8, candidates[i].name.size());
+        line += ready[i] ? fmt::format(" {:>{}.3f}", limit / median(ms[i]), width) : fmt::format(" {:>{}}", "-", width);
+      }
+      fmt::print("{} {:>14.3f}\n", line, median(ms[2]) / median(ms[4]));
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace tpb::gemm_bench
+
+int main(int argc, char** argv) {
+  int reps = 15;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+      reps = std::atoi(argv[++i]);
+    } else {
+      fmt::print(stderr, "usage: bench_cpu_gemm [--reps N]   (N interleaved calls per candidate, default 15)\n");
+      return 2;
+    }
+  }
+  if (reps < 1) {
+    fmt::print(stderr, "bench_cpu_gemm: --reps must be at least 1\n");
+    return 2;
+  }
+  return tpb::gemm_bench::run(reps);
+}

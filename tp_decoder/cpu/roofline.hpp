@@ -1,0 +1,38 @@
+#pragma once
+// The two ceilings of a matmul on one core, measured on the machine itself:
+// the read bandwidth (STREAM-like, as mpi_bench membw reads) and the FMA peak
+// of the instruction set the small-batch kernel uses. A product of m rows
+// against an (n, k) fp32 weight cannot take less than
+//   max(4 n k / bandwidth, 2 m n k / peak).
+#include <cstddef>
+#include <cstdint>
+
+namespace tpb {
+
+// Bytes of `array` summed per second by the calling threads (OpenMP parallel
+// for simd reduction), GB = 1e9 B. `array` holds `count` doubles.
+double read_pass_GBps(const double* array, std::size_t count);
+
+// The sum of `count` floats on the calling thread, in enough independent
+// vector chains that the read, not the add latency, bounds it: one core's
+// read of those bytes.
+float sum_floats(const float* v, std::int64_t count);
+
+// About `flops` floating-point operations (2 per FMA lane) on the calling
+// thread, in independent FMA chains that never touch memory: 8-lane AVX2 FMAs
+// where small_batch_gemm_isa() is avx2_fma, plain multiply-adds otherwise.
+// Returns a value to keep, so the work is not optimised away.
+float fma_chains(double flops);
+
+// Single-thread fused multiply-add rate in GFLOP/s, best of `passes` timed
+// passes of fma_chains.
+double fma_peak_GFLOPs(int passes);
+
+// The limit above, in microseconds.
+inline double matmul_limit_us(std::int64_t m, std::int64_t n, std::int64_t k, double read_GBps, double peak_GFLOPs) {
+  const double bytes_us = 4.0 * static_cast<double>(n) * static_cast<double>(k) / (read_GBps * 1e3);
+  const double flops_us = 2.0 * static_cast<double>(m * n) * static_cast<double>(k) / (peak_GFLOPs * 1e3);
+  return bytes_us > flops_us ? bytes_us : flops_us;
+}
+
+}  // namespace tpb
