@@ -6,7 +6,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <memory>
 
@@ -22,6 +21,10 @@
 #include "mpi_bench/rank_context.hpp"
 #include "predictor/statistics.hpp"
 #include "results/results_file.hpp"
+#include "tp_decoder/cpu/roofline.hpp"
+#include "tp_decoder/cpu/small_batch_gemm.hpp"
+#include "tp_decoder/decode_step.hpp"
+#include "tp_decoder/shard_plan.hpp"
 
 namespace tpb {
 
@@ -37,19 +40,13 @@ MembwResult measure_read_bandwidth(MPI_Comm comm, const MembwOptions& options) {
   MembwResult result;
   result.bytes = count * sizeof(double);
   result.threads = omp_get_max_threads();
-  volatile double sink = 0;  // keeps the sums observable so no pass is optimised away
   for (int pass = 0; pass < options.warmup + options.iters; ++pass) {
     MPI_CHECK(MPI_Barrier(comm));
-    const auto start = std::chrono::steady_clock::now();
-    double sum = 0;
-#pragma omp parallel for simd schedule(static) reduction(+ : sum)
-    for (std::size_t i = 0; i < count; ++i) sum += a[i];
-    const auto end = std::chrono::steady_clock::now();
-    sink = sink + sum;
-    if (pass < options.warmup) continue;
-    const double seconds = std::chrono::duration<double>(end - start).count();
-    result.read_GBps.push_back(static_cast<double>(result.bytes) / seconds / 1e9);
+    const double rate = read_pass_GBps(a, count);
+    if (pass >= options.warmup) result.read_GBps.push_back(rate);
   }
+  MPI_CHECK(MPI_Barrier(comm));
+  result.fma_peak_GFLOPs = fma_peak_GFLOPs(7);
   return result;
 }
 
@@ -64,9 +61,40 @@ std::vector<double> write_membw(MPI_Comm comm, H5File* file, const MembwResult& 
   H5Handle group = file->group(kMembwGroup);
   write_attribute(group.id(), "bytes", static_cast<std::int64_t>(mine.bytes));
   write_attribute(group.id(), "threads", std::int64_t{mine.threads});
+  write_attribute(group.id(), "fma_peak_GFLOPs", mine.fma_peak_GFLOPs);
   write_attribute(group.id(), "method", std::string("sum of a double array, OpenMP parallel for simd reduction, "
                                                     "every rank at once, GB = 1e9 bytes"));
   return matrix;
+}
+
+std::string matmul_phase_fractions(const ModelConfig& config, int tp, int batch, const StepTerms& terms,
+                                   double read_GBps, double fma_peak_GFLOPs, int threads) {
+  const ShardPlan plan = make_shard_plan(config, tp, 0);
+  const std::int64_t hidden = plan.hidden;
+  struct Product {
+    Phase phase;
+    std::int64_t n, k, times;  // output rows of the weight, its columns, calls per step
+  };
+  const std::int64_t layers = config.num_layers;
+  const Product products[] = {
+      {Phase::qkv, static_cast<std::int64_t>(plan.q_heads + 2 * plan.kv_heads) * plan.head_dim, hidden, layers},
+      {Phase::o_proj, hidden, static_cast<std::int64_t>(plan.q_heads) * plan.head_dim, layers},
+      {Phase::gate_up, 2 * static_cast<std::int64_t>(plan.intermediate), hidden, layers},
+      {Phase::down, hidden, plan.intermediate, layers},
+      {Phase::lm_head, plan.vocab, hidden, 1}};
+  std::string line = "#   matmul phases, limit / time:";
+  for (const Product& p : products) {
+    const auto& samples = terms.phase_us[static_cast<std::size_t>(p.phase)];
+    const char* name = kPhases[static_cast<int>(p.phase)].second;
+    if (samples.empty()) {
+      line += fmt::format(" {} -", name);
+      continue;
+    }
+    const double limit = static_cast<double>(p.times) *
+                         matmul_limit_us(batch, p.n, p.k, read_GBps, fma_peak_GFLOPs * std::max(1, threads));
+    line += fmt::format(" {} {:.2f}", name, limit / median(samples));
+  }
+  return line;
 }
 
 namespace {
@@ -107,6 +135,8 @@ int run_membw(const MembwCommandOptions& o, const Invocation& invocation) {
   double total = 0;
   for (double m : medians) total += m;
   fmt::print("# all ranks together: {:.2f} GB/s\n", total);
+  fmt::print("# FMA peak, one core of rank 0 ({} chains, best of 7): {:.1f} GFLOP/s\n",
+             to_string(small_batch_gemm_isa()), mine.fma_peak_GFLOPs);
   if (results) {
     results->mark_complete();
     fmt::print("# results: {}\n", o.output);

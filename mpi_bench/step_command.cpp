@@ -110,10 +110,12 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
   }
 
   double membw_GBps = 0;  // world rank 0's median, measured with every rank reading at once
+  double fma_peak_GFLOPs = 0;
   if (o.membw) {
     const MembwResult bandwidth = measure_read_bandwidth(MPI_COMM_WORLD, MembwOptions{});
     write_membw(MPI_COMM_WORLD, results ? &results->h5() : nullptr, bandwidth);
     membw_GBps = median(bandwidth.read_GBps);
+    fma_peak_GFLOPs = bandwidth.fma_peak_GFLOPs;
   }
 
   // On the backend's memory: --collective oneshot is the CUDA IPC one on the
@@ -128,7 +130,10 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
     fmt::print("# warmup {} iters {}{}{}{}; times are medians over iterations in us; t_step: slowest rank of a group\n",
                options.warmup, options.iters, options.no_comm ? ", --no-comm (collectives skipped)" : "",
                options.graph ? ", --graph" : "", options.timers ? "" : ", per-op timers off");
-    if (membw_GBps > 0) fmt::print("# membw (rank 0, all ranks reading at once): {:.2f} GB/s\n", membw_GBps);
+    if (membw_GBps > 0)
+      fmt::print("# membw (rank 0, all ranks reading at once): {:.2f} GB/s; FMA peak (one core): {:.1f} GFLOP/s; "
+                 "matmul limit = max(weight bytes / membw, flops / (threads x peak))\n",
+                 membw_GBps, fma_peak_GFLOPs);
     fmt::print("# {:>3} {:>5} {:>7} {:>12} {:>11} {:>14} {:>10} {:>10} {:>8} {}\n", "k", "batch", "context",
                "t_step_us", "t_host_us", "t_ar_insitu_us", "ar_bytes", "weight_GBps", "/membw", "check");
   }
@@ -155,6 +160,9 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
           results->flush();  // a killed job keeps every finished point
         }
         print_point(info, record, terms, membw_GBps);
+        if (membw_GBps > 0 && plan.backend == BackendKind::cpu)  // the figures are the host's
+          fmt::print("{}\n", matmul_phase_fractions(plan.config, k, batch, terms, membw_GBps, fma_peak_GFLOPs,
+                                                     ranks.rank_map.front().omp_threads));
       }
   }
   if (ranks.is_root() && results) {
