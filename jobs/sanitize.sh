@@ -8,6 +8,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TPB_SANITIZE_BUILD_DIR:-$root/build-sanitize}
 jobs=${TPB_BUILD_JOBS:-$(nproc)}
+. "$root/jobs/lib/phases.sh"
 
 # Single-process tests (label unit) run with LeakSanitizer on; tests/sanitizer/
 # lsan.supp names the MPI stack's libraries, which keep allocations (component
@@ -25,15 +26,15 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # -O2 -g takes about twice as long to compile (measured here: 129 s against
 # 61 s for results/report.cpp), and line tables are all a report needs.
 start=$(date +%s)
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTPB_SANITIZE=ON -DTPB_CUDA=OFF \
+tpb_phase "sanitizer build" cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTPB_SANITIZE=ON -DTPB_CUDA=OFF \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" >/dev/null
-cmake --build "$build" -j "$jobs"
+tpb_phase "sanitizer build" cmake --build "$build" -j "$jobs"
 echo "jobs/sanitize.sh: ASan+UBSan build took $(( $(date +%s) - start )) s"
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 cd "$build"
-ASAN_OPTIONS="detect_leaks=1:$sanitizer_options" ctest --output-on-failure --timeout 600 -L unit -j "$jobs" "$@"
+ASAN_OPTIONS="detect_leaks=1:$sanitizer_options" tpb_phase "sanitizer tests" ctest --output-on-failure --timeout 600 -L unit -j "$jobs" "$@"
 # Then every multi-rank, CLI and reliability test but the job-script tests
 # (Slurm, two-host launch: they test the scripts around mpi_bench) and the GPU
 # tests (they only skip without a device).
-ASAN_OPTIONS="detect_leaks=0:$sanitizer_options" ctest --output-on-failure --timeout 600 -LE 'jobs|unit|gpu' -j "$jobs" "$@"
+ASAN_OPTIONS="detect_leaks=0:$sanitizer_options" tpb_phase "sanitizer tests" ctest --output-on-failure --timeout 600 -LE 'jobs|unit|gpu' -j "$jobs" "$@"

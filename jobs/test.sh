@@ -1,9 +1,20 @@
 #!/usr/bin/env bash
 # Builds tpbench and runs the whole test suite (unit, multi-rank, CLI, Slurm).
-# GPU tests skip when no device is visible.
+# GPU tests skip when no device is visible. Ends with a table of where the time
+# went (jobs/lib/phase_table.py), printed whether or not a phase failed; the
+# setup row comes from .ci/run (TPB_SETUP_MS).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TPB_BUILD_DIR:-$root/build}
+. "$root/jobs/lib/phases.sh"
+mkdir -p "$build"
+export TPB_PHASE_LOG="$build/phases.tsv"
+: >"$TPB_PHASE_LOG"
+if [ -n "${TPB_SETUP_MS:-}" ]; then
+  printf 'setup\t%s\tok\n' "$TPB_SETUP_MS" >>"$TPB_PHASE_LOG"
+fi
+rm -f "$build/ctest-junit.xml"
+trap '/usr/bin/python3 "$root/jobs/lib/phase_table.py" "$TPB_PHASE_LOG" "$build/ctest-junit.xml" || true' EXIT
 "$root/jobs/build.sh"
 # Open MPI refuses root without these; tests with more ranks than cores
 # need oversubscription (each ctest sets it too).
@@ -15,7 +26,8 @@ cd "$build"
 # each must pass under load anyway, and many spend their time waiting
 # (lock rows, watchdog bounds, the bare-root test's download).
 status=0
-ctest --output-on-failure --timeout 600 --output-junit ctest-junit.xml -j "${TPB_TEST_JOBS:-$(nproc)}" "$@" || status=$?
+tpb_phase ctest ctest --output-on-failure --timeout 600 --output-junit ctest-junit.xml \
+  -j "${TPB_TEST_JOBS:-$(nproc)}" "$@" || status=$?
 /usr/bin/python3 "$root/jobs/lib/skip_reasons.py" ctest-junit.xml || true
 [ "$status" -eq 0 ] || exit "$status"
 # Then the same tests under AddressSanitizer + UBSan (CPU-only tree) and a
@@ -25,5 +37,5 @@ if [ "${TPB_SANITIZE:-1}" != 0 ]; then
   "$root/jobs/sanitize.sh"
 fi
 if [ "${TPB_FUZZ_SECONDS:-20}" != 0 ]; then
-  "$root/jobs/fuzz.sh"
+  tpb_phase fuzz "$root/jobs/fuzz.sh"
 fi
