@@ -6,12 +6,36 @@
 # at least 10 randomized rounds of 10 visits, each 1 warm-up + 3 timed steps
 # (the round is the unit of replication: a visit's median needs few steps),
 # up to 20 while cells stay open and the 100 s measurement budget allows.
+# It builds what it runs: with no GPU visible it builds mpi_bench without CUDA
+# into build-cpu/, else with the CUDA backend (when nvcc is found) into build/,
+# and says which in one line.
 # Knobs: TPB_OUT (output directory), TPB_BUILD_DIR (build directory).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=${TPB_BUILD_DIR:-$root/build}
-"$root/jobs/setup.sh"
-TPB_BUILD_DIR="$build" TPB_BUILD_TARGET=mpi_bench "$root/jobs/build.sh" >/dev/null
+"$root/jobs/setup.sh" quickstart
+if [ -e /dev/nvidia0 ] || nvidia-smi -L >/dev/null 2>&1; then
+  build=${TPB_BUILD_DIR:-$root/build}
+  cuda=()
+else
+  build=${TPB_BUILD_DIR:-$root/build-cpu}
+  cuda=(-DTPB_CUDA=OFF)
+fi
+log="$build/quickstart-build.log"
+mkdir -p "$build"
+if ! TPB_BUILD_DIR="$build" TPB_BUILD_TARGET=mpi_bench "$root/jobs/build.sh" "${cuda[@]}" >"$log" 2>&1; then
+  tail -n 40 "$log" >&2
+  echo "jobs/quickstart.sh: the build failed; its log: $log" >&2
+  exit 1
+fi
+# compile_commands.json is rewritten by every configure, so it says what this
+# build has.
+if grep -q 'TPB_HAVE_CUDA=1' "$build/compile_commands.json"; then
+  echo "built mpi_bench with the CUDA backend in $build (CPU only: TPB_BUILD_DIR=$root/build-cpu jobs/build.sh -DTPB_CUDA=OFF)"
+elif [ ${#cuda[@]} -eq 0 ]; then
+  echo "built mpi_bench CPU only in $build: no nvcc found (the CUDA backend: install the CUDA toolkit, then jobs/build.sh -DTPB_CUDA=ON)"
+else
+  echo "built mpi_bench CPU only in $build: no GPU visible (the CUDA backend too, as the tests build it: TPB_BUILD_TARGET=mpi_bench jobs/build.sh, into build/)"
+fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # One OpenMP thread per rank: mpirun binds each rank to one core.
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
