@@ -33,8 +33,9 @@ class CpuBackend final : public Backend {
  public:
   std::string name() const override { return "cpu"; }
   std::string device_description() const override {
-    return fmt::format("cpu fp32, {}, {} OpenMP threads, matmul: small-batch {} kernel for m <= {}, sgemm above",
-                       openblas_get_config(), omp_get_max_threads(), to_string(gemm_isa_), gemm_max_rows_);
+    return fmt::format(
+        "cpu fp32, {}, {} OpenMP threads, matmul: sgemv at m = 1, small-batch {} kernel for {} <= m <= {}, sgemm above",
+        openblas_get_config(), omp_get_max_threads(), to_string(gemm_isa_), gemm_rows_.min, gemm_rows_.max);
   }
   MemoryKind memory_kind() const override { return MemoryKind::host; }
   ElementType storage_type(TensorRole role) const override {
@@ -127,7 +128,7 @@ class CpuBackend final : public Backend {
     const std::int64_t n = weight.rows;
     const std::int64_t k = in.cols;
     if (bias) expect_shape(*bias, 1, weight.rows, "matmul", "bias");
-    if (m <= gemm_max_rows_) {
+    if (m >= gemm_rows_.min && m <= gemm_rows_.max) {
       small_batch_gemm(gemm_isa_, m, n, k, f32(in), f32(weight), bias ? f32(*bias) : nullptr, f32(out));
       return;
     }
@@ -135,6 +136,11 @@ class CpuBackend final : public Backend {
     if (bias) {
       for (std::int64_t b = 0; b < m; ++b) std::memcpy(f32(out) + b * n, f32(*bias), static_cast<std::size_t>(n) * 4);
       beta = 1.0f;
+    }
+    if (m == 1) {
+      cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<blasint>(n), static_cast<blasint>(k), 1.0f, f32(weight),
+                  static_cast<blasint>(k), f32(in), 1, beta, f32(out), 1);
+      return;
     }
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(m), static_cast<blasint>(n),
                 static_cast<blasint>(k), 1.0f, f32(in), static_cast<blasint>(k), f32(weight), static_cast<blasint>(k),
@@ -299,7 +305,7 @@ class CpuBackend final : public Backend {
   // Chosen once per backend from a table fixed in code, so every step of a run
   // (and every rank of a machine) multiplies with the same kernel and order.
   const GemmIsa gemm_isa_ = small_batch_gemm_isa();
-  const int gemm_max_rows_ = small_batch_gemm_max_rows(gemm_isa_);
+  const GemmRows gemm_rows_ = small_batch_gemm_rows(gemm_isa_);
   std::vector<float> scores_;   // attention scratch: (batch * q_heads, positions)
   std::vector<float> cos_sin_;  // RoPE: cos then sin of each frequency at the current position
 };

@@ -16,16 +16,16 @@ GemmIsa small_batch_gemm_isa() {
 #endif
 }
 
-int small_batch_gemm_max_rows(GemmIsa isa) {
-  // From jobs/bench_cpu_gemm.sh (docs/MEASUREMENT.md): the AVX2 kernel beats
-  // OpenBLAS at every m up to 32 on every projection shape measured; the
-  // portable path, without fused multiply-adds, is held to m ≤ 8 where the
-  // weight read still bounds it.
+GemmRows small_batch_gemm_rows(GemmIsa isa) {
+  // From jobs/bench_cpu_gemm.sh (docs/MEASUREMENT.md): from 2 rows up the AVX2
+  // kernel beats OpenBLAS sgemm on every projection shape measured; at one row
+  // sgemv reads the weight as fast or faster. The portable path, without fused
+  // multiply-adds, is held to m ≤ 8, where the weight read still bounds it.
   switch (isa) {
-    case GemmIsa::avx2_fma: return 32;
-    case GemmIsa::portable: return 8;
+    case GemmIsa::avx2_fma: return {2, 32};
+    case GemmIsa::portable: return {2, 8};
   }
-  return 0;
+  return {0, -1};
 }
 
 void small_batch_gemm(GemmIsa isa, std::int64_t m, std::int64_t n, std::int64_t k, const float* x, const float* w,

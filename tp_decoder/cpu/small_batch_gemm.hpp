@@ -27,10 +27,14 @@ const char* to_string(GemmIsa isa);
 // once, so every call of a run takes the same path.
 GemmIsa small_batch_gemm_isa();
 
-// The largest batch the kernel takes on `isa`; above it the backend calls
-// OpenBLAS. A table fixed in code from the measurement in docs/MEASUREMENT.md,
-// never tuned at run time, so every run and every rank uses the same kernel.
-int small_batch_gemm_max_rows(GemmIsa isa);
+// The batches the kernel takes on `isa`; outside them the backend calls
+// OpenBLAS (sgemv for one row, sgemm above). A table fixed in code from the
+// measurement in docs/MEASUREMENT.md, never tuned at run time, so every run and
+// every rank uses the same kernel.
+struct GemmRows {
+  int min, max;
+};
+GemmRows small_batch_gemm_rows(GemmIsa isa);
 
 // y = x · wᵀ (+ bias, a row of n when not null), any m, n, k ≥ 1. With more
 // than one OpenMP thread the output rows of w are split among them.
