@@ -113,7 +113,9 @@ TEST_P(GraphLifetime, GraphIsReleasedWhenThePointFails) {
 }
 
 INSTANTIATE_TEST_SUITE_P(TpDegrees, GraphLifetime, ::testing::Values(1, 2, 4),
-                         [](const ::testing::TestParamInfo<int>& p) { return "k" + std::to_string(p.param); });
+                         [](const ::testing::TestParamInfo<int>& p) {
+                           return std::string("k").append(std::to_string(p.param));
+                         });
 
 }  // namespace
 }  // namespace tpb
