@@ -31,9 +31,11 @@ int run_register(const RegisterOptions& options, const Invocation&) {
     record = register_stage(file.h5(), kill_switch, dir);
     file.mark_complete();
   });
-  if (rank == 0)
+  if (rank == 0) {
     fmt::print("# registered {} at {}\n# sha256 {}\n# predictions: {}/predictions.json\n", options.file,
                record.registered_at, record.sha256, dir);
+    if (const std::string plan = planned_rounds_line(record); !plan.empty()) fmt::print("# {}\n", plan);
+  }
   return 0;
 }
 

@@ -57,6 +57,7 @@ int run_study(const RunOptions& options, const Invocation& invocation) {
     if (!file) return;
     const PreregRecord record = register_stage(file->h5(), kill_switch, options.out_dir);
     study_progress(runtime, fmt::format("registered at {}, sha256 {}", record.registered_at, record.sha256));
+    if (const std::string plan = planned_rounds_line(record); !plan.empty()) study_progress(runtime, plan);
   });
   measure_stage(runtime, file.get());
   if (ablation) ablation_stage(runtime, file.get(), *ablation, options.out_dir);

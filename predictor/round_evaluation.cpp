@@ -90,6 +90,13 @@ bool counted_in_family(int rule_version, std::string_view form, int k) {
   return rule_version == 2 || k != 1 || (form != "replay" && form != "no_speedup");
 }
 
+int family_cell_count(int rule_version, BackendKind backend, const std::vector<int>& tp) {
+  int cells = 0;
+  for (const ModelForm& form : model_forms())
+    for (int k : tp) cells += not_applicable_reason(form.name, backend).empty() && counted_in_family(rule_version, form.name, k);
+  return cells;
+}
+
 RoundsEvaluation evaluate_rounds(const Registration& r, const RoundsDesign& design,
                                  const std::vector<RoundObservation>& rounds, bool final_look) {
   TPB_CHECK(!rounds.empty(), "evaluation of zero rounds");
@@ -118,10 +125,10 @@ RoundsEvaluation evaluate_rounds(const Registration& r, const RoundsDesign& desi
           p.evidence.errors = paired_round_errors(times);
         else
           p.evidence.log_ratios = paired_log_ratios(times);
-        if (counted_in_family(rule.version, form.name, k)) ++out.judged_cells;
       }
       pending.push_back(std::move(p));
     }
+  out.judged_cells = family_cell_count(rule.version, backend, r.grid.tp);
   TPB_CHECK(out.judged_cells > 0, "no model form is applicable on this backend");
   out.alpha = decision_alpha(rule, out.judged_cells, out.rounds, final_look);
 

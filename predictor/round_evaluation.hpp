@@ -15,6 +15,7 @@
 
 #include "predictor/cell_verdict.hpp"
 #include "predictor/decision_controls.hpp"
+#include "predictor/form_applicability.hpp"
 #include "predictor/registration.hpp"
 #include "predictor/straggler.hpp"
 #include "predictor/verdict.hpp"
@@ -83,6 +84,10 @@ FormInputs paired_inputs(const CellInputs& sealed, const RoundObservation& round
 // collective runs), so under version 3 only `ideal` counts there; the other
 // two share its verdict.
 bool counted_in_family(int rule_version, std::string_view form, int k);
+
+// The size of the α family of a study over degrees `tp` on `backend`: the
+// applicable (form, k) cells that counted_in_family admits.
+int family_cell_count(int rule_version, BackendKind backend, const std::vector<int>& tp);
 
 // The look after `rounds.size()` rounds; `final_look` when it ends the study
 // (the verdict stage judges the last look of a file as final: it spends what

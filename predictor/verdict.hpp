@@ -27,12 +27,6 @@ std::vector<KillSwitch> kill_switch_table(double threshold_pct = kDefaultKillSwi
 // The threshold registered for `form`; tpb::Error when the table lacks it.
 double kill_switch_for(const std::vector<KillSwitch>& table, std::string_view form);
 
-// The rule, in words, written into every registration and report.
-inline constexpr std::string_view kFalsificationRule =
-    "A model form is FALSIFIED at TP degree k when its MAPE over the declared batch x context grid, "
-    "predicted median t_step against measured median t_step (slowest rank per iteration, median over "
-    "iterations), exceeds the kill-switch threshold registered for that form; otherwise it HOLDS.";
-
 enum class Verdict { holds, falsified };
 std::string_view to_string(Verdict verdict);  // "HOLDS" / "FALSIFIED"
 

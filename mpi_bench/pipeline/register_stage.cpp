@@ -11,7 +11,10 @@
 #include "mpi_bench/pipeline/stages.hpp"
 #include "predictor/piecewise_fit.hpp"
 #include "predictor/sha256.hpp"
+#include "predictor/round_evaluation.hpp"
+#include "results/calibration_spread.hpp"
 #include "results/decision_file.hpp"
+#include "results/round_records.hpp"
 #include "tpb_version.hpp"
 
 namespace tpb {
@@ -43,7 +46,35 @@ RoundsDesign declared_design(const H5File& file, double kill_switch_pct, std::ui
                             read_double_attribute(study.id(), "time_budget_s"), seed, kill_switch_pct);
 }
 
+// Version 3: the rounds the calibration's spread says the study needs,
+// sealed as the last checkpoint. Without a spread (fewer than 3 calibration
+// rounds) the checkpoints stay those of --rounds MIN:MAX, and the plan says
+// nothing it could not know.
+void plan_design_rounds(const H5File& file, const Registration& r, RoundsDesign& design) {
+  if (design.rule.version == 2) return;
+  const CalibrationSpread spread = read_calibration_spread(file, r.grid);
+  if (spread.cell_log_sd.empty()) return;
+  RoundPlanInputs in;
+  in.cell_log_sd = spread.cell_log_sd;
+  in.kill_switch_pct = design.rule.kill_switch_pct;
+  in.effect_pct = design.rule.kill_switch_pct / 2.0;
+  in.family_alpha = design.rule.family_alpha;
+  in.judged_cells = family_cell_count(design.rule.version,
+                                      parse_backend_kind("registered backend", r.workload.backend), r.grid.tp);
+  in.min_rounds = design.min_rounds;
+  in.max_rounds = design.max_rounds;
+  in.seconds_per_round = spread.seconds_per_visit * static_cast<double>(round_conditions(r.grid).size());
+  in.time_budget_s = design.time_budget_s;
+  apply_round_plan(design, plan_rounds(in));
+}
+
 }  // namespace
+
+std::string planned_rounds_line(const PreregRecord& record) {
+  const Registration r = parse_registration(record.text);
+  if (!r.design || !r.design->plan) return "";
+  return round_plan_line(*r.design->plan, r.design->rule.kill_switch_pct);
+}
 
 PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::string& predictions_dir) {
   if (has_prereg(file))
@@ -53,7 +84,6 @@ PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::str
   Registration r;
   read_study_declaration(file, &r.workload, &r.grid);
   r.kill_switches = kill_switch_table(kill_switch_pct);
-  r.falsification_rule = std::string(kFalsificationRule);
   r.tool_version = TPB_TOOL_VERSION;
   r.source.results_file = file.path();
 
@@ -81,6 +111,8 @@ PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::str
   r.source.datasets_sha256 = datasets_sha256(file, r.source.datasets);
   r.predictions = predict_all(r.calibration);
   r.design = declared_design(file, kill_switch_pct, r.workload.bootstrap_seed);
+  plan_design_rounds(file, r, *r.design);
+  r.falsification_rule = decision_rule_text(r.design->rule.version);
   r.registered_at = utc_timestamp_us();
 
   PreregRecord record{registration_json(r), "", r.registered_at};

@@ -35,6 +35,11 @@ void calibrate_collective_sweeps(StudyRuntime& runtime, ResultsFile* file, Commu
 // data is missing or a registration already exists (a study registers once).
 PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::string& predictions_dir);
 
+// The sealed round plan in one line (round_plan_line), or empty when the
+// registration has none: printed before measuring, so a budget too small for
+// the kill switch is said before it is spent.
+std::string planned_rounds_line(const PreregRecord& record);
+
 // Collective. Refuses (UsageError on every rank) without an intact
 // registration; stamps /step with the registration hash and its start time
 // before the first TP-k step.

@@ -16,7 +16,7 @@ Registration sample_registration(double threshold_pct) {
   r.workload = {"tiny", "configs/tiny.json", std::string(64, 'a'), 2, 64, 256, 4, "cpu", 2, 10, 7, 1000};
   r.grid = {{1, 2}, {1, 4}, {64}};
   r.kill_switches = kill_switch_table(threshold_pct);
-  r.falsification_rule = std::string(kFalsificationRule);
+  r.falsification_rule = decision_rule_text(kDecisionRuleVersion);
   r.source = {"out/study.h5", {"/step_nocomm/k1/b1_c64/t_step_us"}, std::string(64, 'b')};
   for (int k : r.grid.tp)
     for (int b : r.grid.batch)
