@@ -92,6 +92,76 @@ TEST_P(DecisionRuleVersion2Table, GivesTheOutcomeAndReason) {
 INSTANTIATE_TEST_SUITE_P(Cases, DecisionRuleVersion2Table, testing::ValuesIn(rule_cases()),
                          [](const testing::TestParamInfo<RuleCase>& case_info) { return case_info.param.name; });
 
+// Version 3: rounds of one grid cell at ln(1 + (first + i) %) for i = 0..n−1,
+// shuffled so that no order matters: the cell error is the middle value.
+std::vector<std::vector<double>> log_ramp(double first, int n = 12) {
+  std::vector<std::vector<double>> rounds;
+  for (int i = 0; i < n; ++i) rounds.push_back({std::log1p((first + (i * 5 % n)) / 100.0)});
+  return rounds;
+}
+
+struct MedianFirstCase {
+  std::string name;
+  double paired_first;
+  double sealed_first;  // NaN: the same as paired
+  CellGates gates;
+  int rounds;
+  Outcome outcome;
+  InconclusiveReason reason;
+};
+
+std::vector<MedianFirstCase> median_first_cases() {
+  const double same = std::nan("");
+  const CellGates aa_failed{.noise_floor = true, .aa_upper_pct = 20.0};
+  const CellGates rank_gate{.rank_imbalance = true};
+  return {
+      {"BelowHolds", 2, same, kOpen, 12, O::holds, R::none},
+      {"AboveFalsified", 30, same, kOpen, 12, O::falsified, R::none},
+      {"AcrossStraddles", 10, same, kOpen, 12, O::inconclusive, R::straddles_threshold},
+      {"FiveRoundsTooFew", 2, same, kOpen, 5, O::inconclusive, R::too_few_rounds},
+      {"OppositeSealedIsDrift", 2, 30, kOpen, 12, O::inconclusive, R::drift},
+      {"FailedAaWithholdsHolds", 2, same, aa_failed, 12, O::inconclusive, R::noise_floor},
+      {"FailedAaLeavesFalsifiedBeyondItsBias", 40, same, aa_failed, 12, O::falsified, R::none},
+      {"FailedAaWithholdsFalsifiedItsBiasExplains", 20, same, aa_failed, 12, O::inconclusive, R::noise_floor},
+      {"UnderpoweredBlocksHolds", 2, same, gate(false, false, true), 12, O::inconclusive, R::underpowered},
+      {"UnderpoweredKeepsFalsified", 30, same, gate(false, false, true), 12, O::falsified, R::none},
+      {"SameNodeNeverGates", 2, same, rank_gate, 12, O::holds, R::none},
+  };
+}
+
+class DecisionRuleVersion3Table : public testing::TestWithParam<MedianFirstCase> {};
+
+TEST_P(DecisionRuleVersion3Table, GivesTheOutcomeAndReason) {
+  const MedianFirstCase& c = GetParam();
+  CellEvidence evidence;
+  evidence.log_ratios.paired = log_ramp(c.paired_first, c.rounds);
+  evidence.log_ratios.sealed = log_ramp(std::isnan(c.sealed_first) ? c.paired_first : c.sealed_first, c.rounds);
+  evidence.log_ratios.drift_pct.assign(static_cast<std::size_t>(c.rounds), 0.0);
+  DecisionRule rule;  // version 3, kill switch 15 %
+  rule.bootstrap.resamples = 2000;
+  const CellVerdict verdict = judge_cell(evidence, c.gates, rule, 0.05);
+  EXPECT_EQ(to_string(verdict.outcome), to_string(c.outcome));
+  EXPECT_EQ(to_string(verdict.reason), to_string(c.reason));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, DecisionRuleVersion3Table, testing::ValuesIn(median_first_cases()),
+                         [](const testing::TestParamInfo<MedianFirstCase>& case_info) { return case_info.param.name; });
+
+TEST(CellVerdictVersion3, CarriesSignedAndPerCellErrors) {
+  CellEvidence evidence;
+  evidence.log_ratios.paired.assign(12, {std::log(1.10), std::log(0.96)});
+  evidence.log_ratios.sealed = evidence.log_ratios.paired;
+  evidence.log_ratios.drift_pct.assign(12, 1.5);
+  const CellVerdict verdict = judge_cell(evidence, kOpen, DecisionRule{}, 0.05);
+  EXPECT_EQ(verdict.outcome, Outcome::holds);
+  EXPECT_NEAR(verdict.error_pct, 7.0, 1e-9);
+  EXPECT_NEAR(verdict.signed_error_pct, 3.0, 1e-9);
+  ASSERT_EQ(verdict.cell_error_pct.size(), 2u);
+  EXPECT_NEAR(verdict.cell_error_pct[1], -4.0, 1e-9);
+  EXPECT_DOUBLE_EQ(verdict.drift_pct, 1.5);
+  EXPECT_EQ(verdict.rounds, 12);
+}
+
 TEST(CellVerdictVersion2, CarriesTheIntervalDriftAndPExceeds) {
   CellEvidence evidence;
   evidence.errors.paired_pct = ramp(2);
