@@ -1,0 +1,238 @@
+// The per-phase cost ledger against hand counts, and the two quantities it
+// must agree with elsewhere: the resident weights of the memory estimate and
+// the weights read per step that the step runner reports.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "loopback_communicator.hpp"
+#include "test_configs.hpp"
+#include "tp_decoder/cpu/cpu_backend.hpp"
+#include "tp_decoder/memory_estimate.hpp"
+#include "tp_decoder/phase_ledger.hpp"
+#include "tp_decoder/shard_plan.hpp"
+#include "tp_decoder/step_runner.hpp"
+#include "tp_decoder/weights.hpp"
+
+namespace tpb {
+namespace {
+
+using test::shipped_config;
+
+const MemoryTypes kF32 = dtype_memory_types(ElementType::f32);
+const MemoryTypes kBf16 = dtype_memory_types(ElementType::bf16);  // bf16 weights, KV and activations; f32 logits
+
+void expect_phase(const PhaseLedger& ledger, Phase phase, std::int64_t intervals, std::int64_t read,
+                  std::int64_t written, std::int64_t flops, std::int64_t weight_read) {
+  SCOPED_TRACE(phase_name(phase));
+  const PhaseCost& p = ledger[phase];
+  EXPECT_EQ(p.intervals, intervals);
+  EXPECT_EQ(p.bytes_read, read);
+  EXPECT_EQ(p.bytes_written, written);
+  EXPECT_EQ(p.flops, flops);
+  EXPECT_EQ(p.weight_bytes_read, weight_read);
+}
+
+TEST(PhaseLedger, Llama31_8bTp2ByHand) {
+  // Llama-3.1-8B, TP-2, b = 4, c = 256 (t = 257 positions attended), f32. Rank 0's shard: hidden 4096,
+  // 16 query heads and 4 KV heads of 128, intermediate 14336 / 2 = 7168, vocabulary 128256 / 2 = 64128,
+  // 32 layers. A (4, 4096) f32 activation is 65,536 B.
+  const PhaseLedger l = phase_ledger(shipped_config("llama-3.1-8b"), 2, 4, 256, kF32);
+  // 4 token ids (16 B) and 4 embedding rows of 4096 f32.
+  expect_phase(l, Phase::embedding, 1, 16 + 65'536, 65'536, 0, 65'536);
+  // 2 · 32 + 1 norms, each the (4, 4096) residual and a 4096 gain read; per row 4 · 4096 + 4 flops.
+  expect_phase(l, Phase::norm, 65, 65LL * (65'536 + 16'384), 65LL * 65'536, 65LL * 4 * (4 * 4096 + 4),
+               65LL * 16'384);
+  // Q|K|V rows (16 + 2 · 4) · 128 = 3072 by 4096, per layer: 3072 · 4096 · 4 B, the input, 4 · 3072 f32 out.
+  expect_phase(l, Phase::qkv, 32, 32LL * (3072 * 4096 * 4 + 65'536), 32LL * 4 * 3072 * 4,
+               32LL * 2 * 4 * 3072 * 4096, 32LL * 3072 * 4096 * 4);  // 1,612,709,888 B read, 3.22 GFLOP
+  // RoPE rotates 4 · (16 + 4) · 128 = 10,240 values in place and reads 64 f32 frequencies; the KV write
+  // copies 2 · 4 · 4 · 128 = 4096 values. Flops: 3 · 64 for the angles, 6 per pair (3 per value).
+  expect_phase(l, Phase::rope_kv, 64, 32LL * (64 * 4 + 10'240 * 4 + 4096 * 4), 32LL * (10'240 * 4 + 4096 * 4),
+               32LL * (3 * 64 + 3 * 10'240), 0);
+  // Q (4 · 16 · 128 f32) and K, V of 4 heads × 257 positions × 128 for 4 sequences; per (sequence, query
+  // head) 4 · 257 · 128 + 6 · 257 + 1 = 133,127 flops.
+  expect_phase(l, Phase::attention, 32, 32LL * (4 * 16 * 128 * 4 + 2 * 4 * 4 * 257 * 128 * 4),
+               32LL * 4 * 16 * 128 * 4, 32LL * 4 * 16 * 133'127, 0);  // 135,790,592 B read
+  // O: 4096 rows by 16 · 128 = 2048 input columns.
+  expect_phase(l, Phase::o_proj, 32, 32LL * (4096 * 2048 * 4 + 4 * 2048 * 4), 32LL * 65'536,
+               32LL * 2 * 4 * 4096 * 2048, 32LL * 4096 * 2048 * 4);
+  // 64 in-place all-reduces of 65,536 B; (2 − 1) adds per element.
+  expect_phase(l, Phase::all_reduce, 64, 64LL * 65'536, 64LL * 65'536, 64LL * 4 * 4096, 0);
+  expect_phase(l, Phase::residual, 64, 64LL * 2 * 65'536, 64LL * 65'536, 64LL * 4 * 4096, 0);
+  // gate|up: 2 · 7168 = 14,336 rows by 4096.
+  expect_phase(l, Phase::gate_up, 32, 32LL * (14'336 * 4096 * 4 + 65'536), 32LL * 4 * 14'336 * 4,
+               32LL * 2 * 4 * 14'336 * 4096, 32LL * 14'336 * 4096 * 4);  // 7,518,289,920 B read, 15.0 GFLOP
+  expect_phase(l, Phase::silu_mul, 32, 32LL * 4 * 14'336 * 4, 32LL * 4 * 7168 * 4, 32LL * 4 * 4 * 7168, 0);
+  // down: 4096 rows by 7168 input columns.
+  expect_phase(l, Phase::down, 32, 32LL * (4096 * 7168 * 4 + 4 * 7168 * 4), 32LL * 65'536,
+               32LL * 2 * 4 * 4096 * 7168, 32LL * 4096 * 7168 * 4);
+  // The LM head's 64,128 vocabulary rows by 4096, f32 logits.
+  expect_phase(l, Phase::lm_head, 1, 64'128LL * 4096 * 4 + 65'536, 4 * 64'128 * 4, 2LL * 4 * 64'128 * 4096,
+               64'128LL * 4096 * 4);  // 1,050,738,688 B read
+  // This rank's 4 × 64,128 logits out, both ranks' in; argmax compares all 2 · 4 · 64,128 and writes 4 ids.
+  expect_phase(l, Phase::all_gather, 1, 4 * 64'128 * 4, 2 * 4 * 64'128 * 4, 0, 0);
+  expect_phase(l, Phase::argmax, 1, 2 * 4 * 64'128 * 4, 16, 2 * 4 * 64'128, 0);
+
+  EXPECT_EQ(l.collectives.ar_bytes, 65'536);
+  EXPECT_EQ(l.collectives.n_ar, 64);
+  EXPECT_EQ(l.collectives.ag_bytes, 4 * 128'256 * 4);  // 2,052,096 B: the whole vocabulary, gathered
+  EXPECT_EQ(l.collectives.n_ag, 1);
+
+  // Weights per layer: 2 norms of 4096, QKV 3072 · 4096, O 4096 · 2048, gate|up 14,336 · 4096, down
+  // 4096 · 7168 = 109,060,096 values; × 32, the final norm 4096, the LM-head shard 64,128 · 4096 and 4
+  // embedding rows: 3,752,611,840 f32.
+  constexpr std::int64_t layer = 2 * 4096 + 3072 * 4096 + 4096 * 2048 + 14'336 * 4096 + 4096 * 7168;
+  static_assert(layer == 109'060'096);
+  EXPECT_EQ(l.weight_bytes_per_step, (32 * layer + 4096 + 64'128LL * 4096 + 4 * 4096) * 4);  // 15,010,447,360
+  // Resident: the whole table (128,256 · 4096) in place of its 4 rows, and the RoPE table of 64 f32.
+  EXPECT_EQ(l.resident_bytes, (32 * layer + 4096 + 64'128LL * 4096 + 128'256LL * 4096) * 4 + 64 * 4);
+  EXPECT_EQ(l.resident_bytes, 17'111'728'384);
+  EXPECT_EQ(l.total().weight_bytes_read, l.weight_bytes_per_step);
+  // The step's totals, as docs/TRANSFER.md quotes them.
+  EXPECT_EQ(l.total().bytes_read, 15'184'320'528);
+  EXPECT_EQ(l.total().bytes_written, 35'452'944);
+  EXPECT_EQ(l.total().flops, 30'302'808'080);
+}
+
+TEST(PhaseLedger, TinyMqaReplicatesItsOneKvHeadByHand) {
+  // tiny-mqa: hidden 64, intermediate 192, 3 layers, 8 query heads and 1 KV head of 8, vocabulary 512.
+  // b = 3, c = 16 (t = 17), f32. A (3, 64) activation is 768 B.
+  const ModelConfig mqa = shipped_config("tiny-mqa");
+  // TP-2: 4 query heads and the one KV head (replicated: kv_heads 1 < k), intermediate 96, vocabulary 256.
+  const PhaseLedger l = phase_ledger(mqa, 2, 3, 16, kF32);
+  expect_phase(l, Phase::embedding, 1, 3 * 4 + 768, 768, 0, 768);
+  expect_phase(l, Phase::norm, 7, 7 * (768 + 256), 7 * 768, 7 * 3 * (4 * 64 + 4), 7 * 256);
+  // Q|K|V rows (4 + 2 · 1) · 8 = 48 by 64.
+  expect_phase(l, Phase::qkv, 3, 3 * (48 * 64 * 4 + 768), 3 * 3 * 48 * 4, 3 * 2 * 3 * 48 * 64, 3 * 48 * 64 * 4);
+  // RoPE: 3 · (4 + 1) · 8 = 120 values, 4 frequencies; KV write: 2 · 3 · 1 · 8 = 48 values.
+  expect_phase(l, Phase::rope_kv, 6, 3 * (4 * 4 + 120 * 4 + 48 * 4), 3 * (120 * 4 + 48 * 4), 3 * (3 * 4 + 3 * 120),
+               0);
+  // Q: 3 · 4 · 8 f32; the one KV head: 2 · 3 · 17 · 8 f32. Per (sequence, query head) 4 · 17 · 8 + 6 · 17 + 1
+  // = 647 flops.
+  expect_phase(l, Phase::attention, 3, 3 * (3 * 4 * 8 * 4 + 2 * 3 * 17 * 8 * 4), 3 * 3 * 4 * 8 * 4,
+               3 * 3 * 4 * 647, 0);  // 10,944 B read
+  expect_phase(l, Phase::o_proj, 3, 3 * (64 * 32 * 4 + 3 * 32 * 4), 3 * 768, 3 * 2 * 3 * 64 * 32, 3 * 64 * 32 * 4);
+  expect_phase(l, Phase::all_reduce, 6, 6 * 768, 6 * 768, 6 * 1 * 3 * 64, 0);
+  expect_phase(l, Phase::residual, 6, 6 * 2 * 768, 6 * 768, 6 * 3 * 64, 0);
+  expect_phase(l, Phase::gate_up, 3, 3 * (192 * 64 * 4 + 768), 3 * 3 * 192 * 4, 3 * 2 * 3 * 192 * 64,
+               3 * 192 * 64 * 4);
+  expect_phase(l, Phase::silu_mul, 3, 3 * 3 * 192 * 4, 3 * 3 * 96 * 4, 3 * 4 * 3 * 96, 0);
+  expect_phase(l, Phase::down, 3, 3 * (64 * 96 * 4 + 3 * 96 * 4), 3 * 768, 3 * 2 * 3 * 64 * 96, 3 * 64 * 96 * 4);
+  expect_phase(l, Phase::lm_head, 1, 256 * 64 * 4 + 768, 3 * 256 * 4, 2 * 3 * 256 * 64, 256 * 64 * 4);
+  expect_phase(l, Phase::all_gather, 1, 3 * 256 * 4, 2 * 3 * 256 * 4, 0, 0);
+  expect_phase(l, Phase::argmax, 1, 2 * 3 * 256 * 4, 12, 2 * 3 * 256, 0);
+  // Per layer 2 · 64 + 48 · 64 + 64 · 32 + 192 · 64 + 64 · 96 = 23,680 values; × 3, the final norm, the
+  // LM-head shard 256 · 64 and 3 embedding rows: 87,680 f32.
+  EXPECT_EQ(l.weight_bytes_per_step, (3 * 23'680 + 64 + 256 * 64 + 3 * 64) * 4);  // 350,720
+  EXPECT_EQ(l.resident_bytes, (3 * 23'680 + 64 + 256 * 64 + 512 * 64) * 4 + 4 * 4);  // 481,040
+
+  // TP-4: 2 query heads each, the KV head still whole on every rank, so K and V bytes do not shrink with k.
+  const PhaseLedger l4 = phase_ledger(mqa, 4, 3, 16, kF32);
+  EXPECT_EQ(l4[Phase::attention].bytes_read, 3 * (3 * 2 * 8 * 4 + 2 * 3 * 17 * 8 * 4));  // 10,368
+  EXPECT_EQ(l4[Phase::rope_kv].bytes_written, l[Phase::rope_kv].bytes_written - 3 * 3 * 2 * 8 * 4);
+  EXPECT_EQ(l4[Phase::qkv].weight_bytes_read, 3 * (2 + 2 * 1) * 8 * 64 * 4);
+  EXPECT_EQ(l4[Phase::all_reduce].flops, 6 * 3 * 3 * 64);  // 3 peers' partials summed per element
+  EXPECT_EQ(l4.weight_bytes_per_step, 182'784);
+}
+
+TEST(PhaseLedger, Qwen2ReadsItsQkvBias) {
+  // tiny-qwen2, TP-2: hidden 96, 2 query heads and 1 KV head of 24, so Q|K|V rows (2 + 2) · 24 = 96, and a
+  // bias of 96; b = 2, bf16 weights and activations.
+  const PhaseLedger l = phase_ledger(shipped_config("tiny-qwen2"), 2, 2, 5, kBf16);
+  expect_phase(l, Phase::qkv, 2, 2 * ((96 * 96 + 96) * 2 + 2 * 96 * 2), 2 * 2 * 96 * 2,
+               2 * (2 * 2 * 96 * 96 + 2 * 96), 2 * (96 * 96 + 96) * 2);
+}
+
+TEST(PhaseLedger, WithoutCollectivesArgmaxScoresItsOwnShard) {
+  const ModelConfig mqa = shipped_config("tiny-mqa");
+  const PhaseLedger l = phase_ledger(mqa, 2, 3, 16, kF32, false);
+  expect_phase(l, Phase::all_reduce, 6, 0, 0, 0, 0);  // the intervals are marked, empty
+  expect_phase(l, Phase::all_gather, 0, 0, 0, 0, 0);
+  expect_phase(l, Phase::argmax, 1, 3 * 256 * 4, 12, 3 * 256, 0);
+  EXPECT_EQ(l.collectives.n_ar, 0);
+  EXPECT_EQ(l.collectives.n_ag, 0);
+  EXPECT_EQ(l.weight_bytes_per_step, phase_ledger(mqa, 2, 3, 16, kF32).weight_bytes_per_step);
+}
+
+TEST(PhaseLedger, RefusesADegreeThatDoesNotFit) {
+  EXPECT_THROW(phase_ledger(shipped_config("llama-3.1-8b"), 3, 1, 0, kF32), UsageError);
+}
+
+struct LedgerShape {
+  std::string config;
+  int tp;
+  int batch;
+  int context;
+  bool bf16;
+};
+
+std::string shape_name(const testing::TestParamInfo<LedgerShape>& info) {
+  const LedgerShape& s = info.param;
+  std::string name = s.config + "_k" + std::to_string(s.tp) + "_b" + std::to_string(s.batch) + "_c" +
+                     std::to_string(s.context) + (s.bf16 ? "_bf16" : "_f32");
+  for (char& ch : name)
+    if (ch == '-' || ch == '.') ch = '_';
+  return name;
+}
+
+class LedgerAgreement : public testing::TestWithParam<LedgerShape> {};
+
+// Resident bytes are the memory estimate's weights term; read bytes are what
+// weight_bytes_per_step (the step runner's figure) counts slice by slice.
+TEST_P(LedgerAgreement, ResidentIsTheEstimateAndReadIsWhatTheStepReports) {
+  const LedgerShape& s = GetParam();
+  const ModelConfig config = shipped_config(s.config);
+  const MemoryTypes types = s.bf16 ? kBf16 : kF32;
+  const PhaseLedger l = phase_ledger(config, s.tp, s.batch, s.context, types);
+
+  MemorySetup setup;
+  setup.types = types;
+  setup.tp = s.tp;
+  EXPECT_EQ(l.resident_bytes, memory_terms(config, setup).weights.fixed);
+  EXPECT_EQ(l.weight_bytes_per_step,
+            weight_bytes_per_step(config, make_shard_plan(config, s.tp, 0), types.weight, s.batch));
+  EXPECT_EQ(l.total().weight_bytes_read, l.weight_bytes_per_step);
+  if (s.tp == 1 && !config.tie_word_embeddings) {  // TP-1 holds every parameter once, and the RoPE table
+    EXPECT_EQ(l.resident_bytes,
+              parameter_count(config) * static_cast<std::int64_t>(element_size(types.weight)) + config.head_dim / 2 * 4);
+  }
+
+  const std::int64_t activation = static_cast<std::int64_t>(element_size(types.activation));
+  EXPECT_EQ(l.collectives.ar_bytes, std::int64_t{s.batch} * config.hidden_size * activation);
+  EXPECT_EQ(l.collectives.n_ar, 2 * config.num_layers);
+  EXPECT_EQ(l.collectives.ag_bytes, std::int64_t{s.batch} * config.vocab_size * 4);
+  EXPECT_EQ(l.total().intervals, 1 + 14LL * config.num_layers + 4);  // one per timeline mark of the step
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, LedgerAgreement,
+    testing::Values(LedgerShape{"llama-3.1-8b", 1, 1, 0, false}, LedgerShape{"llama-3.1-8b", 2, 4, 256, false},
+                    LedgerShape{"llama-3.1-8b", 8, 32, 4096, true}, LedgerShape{"tiny-mqa", 1, 3, 16, false},
+                    LedgerShape{"tiny-mqa", 2, 3, 16, false}, LedgerShape{"tiny-mqa", 8, 5, 100, true},
+                    LedgerShape{"tiny-qwen2", 2, 2, 5, false}, LedgerShape{"tiny-qwen2", 4, 1, 0, true},
+                    LedgerShape{"llama-3.2-1b", 2, 8, 1024, false}),
+    shape_name);
+
+TEST(PhaseLedger, StepRunnerReportsTheLedgersWeightBytes) {
+  // A real TP-2 step of tiny-mqa on the cpu backend through a one-process group.
+  const ModelConfig mqa = shipped_config("tiny-mqa");
+  const std::unique_ptr<Backend> backend = make_cpu_backend();
+  test::CallLog log;
+  test::LoopbackCommunicator group(2, log);
+  StepOptions options;
+  options.warmup = 0;
+  options.iters = 1;
+  const StepTerms terms = run_step_point(*backend, &group, mqa, StepPoint{2, 3, 16}, options);
+  const PhaseLedger l = phase_ledger(mqa, 2, 3, 16, kF32);
+  EXPECT_EQ(terms.weight_bytes_per_step, l.weight_bytes_per_step);
+  EXPECT_EQ(terms.ar_bytes, l.collectives.ar_bytes);
+  EXPECT_EQ(terms.n_ar, l.collectives.n_ar);
+}
+
+}  // namespace
+}  // namespace tpb

@@ -1,0 +1,169 @@
+#include "tp_decoder/phase_ledger.hpp"
+
+#include "tp_decoder/shard_plan.hpp"
+
+namespace tpb {
+
+PhaseCost PhaseLedger::total() const {
+  PhaseCost sum;
+  for (const PhaseCost& p : phases) {
+    sum.intervals += p.intervals;
+    sum.bytes_read += p.bytes_read;
+    sum.bytes_written += p.bytes_written;
+    sum.flops += p.flops;
+    sum.weight_bytes_read += p.weight_bytes_read;
+  }
+  return sum;
+}
+
+PhaseLedger phase_ledger(const ModelConfig& config, int tp, int batch, int context, const MemoryTypes& types,
+                         bool collectives) {
+  // make_shard_plan refuses a degree that does not fit, naming the quantity.
+  const ShardPlan plan = make_shard_plan(config, tp, 0);
+  const auto size = [](ElementType type) { return static_cast<std::int64_t>(element_size(type)); };
+  const std::int64_t w = size(types.weight);
+  const std::int64_t a = size(types.activation);
+  const std::int64_t kv = size(types.kv_cache);
+  const std::int64_t lg = size(types.logits);
+  constexpr std::int64_t token = 4;  // i32 token ids
+  constexpr std::int64_t table = 4;  // the RoPE inverse frequencies stay f32 (TensorRole::table)
+
+  const std::int64_t L = config.num_layers;
+  const std::int64_t k = tp;
+  const std::int64_t b = batch;
+  const std::int64_t t = std::int64_t{context} + 1;  // positions attended: the history and the decoded token
+  const std::int64_t H = plan.hidden;
+  const std::int64_t hd = plan.head_dim;
+  const std::int64_t qh = plan.q_heads;
+  const std::int64_t kvh = plan.kv_heads;  // 1 when replicated (kv_heads < k)
+  const std::int64_t I = plan.intermediate;
+  const std::int64_t V = plan.vocab;      // this rank's vocabulary shard
+  const std::int64_t qkv = (qh + 2 * kvh) * hd;
+  const std::int64_t bias = config.qkv_bias ? qkv : 0;
+
+  PhaseLedger ledger;
+  ledger.tp = tp;
+  ledger.batch = batch;
+  ledger.context = context;
+  const auto at = [&ledger](Phase phase) -> PhaseCost& { return ledger.phases[static_cast<std::size_t>(phase)]; };
+  // A GEMM (b, in) · (out, in)^T [+ bias] on `calls` intervals: the weight
+  // and the input read, the output written, a multiply-add per weight and
+  // row, and an add per output element when biased.
+  const auto matmul = [&](Phase phase, std::int64_t calls, std::int64_t out, std::int64_t in,
+                          std::int64_t bias_cols, std::int64_t out_bytes) {
+    PhaseCost& p = at(phase);
+    p.intervals += calls;
+    p.weight_bytes_read += calls * (out * in + bias_cols) * w;
+    p.bytes_read += calls * ((out * in + bias_cols) * w + b * in * a);
+    p.bytes_written += calls * b * out * out_bytes;
+    p.flops += calls * (2 * b * out * in + (bias_cols ? b * out : 0));
+  };
+
+  // Embedding: b token ids and the b table rows they name, copied out.
+  PhaseCost& embedding = at(Phase::embedding);
+  embedding.intervals = 1;
+  embedding.weight_bytes_read = b * H * w;
+  embedding.bytes_read = b * token + b * H * w;
+  embedding.bytes_written = b * H * a;
+
+  // RMSNorm, before attention and the MLP of every layer and before the LM
+  // head: the residual and the gain read, the normalised row written. Per
+  // row: x² summed (2H), the mean, + eps, sqrt and reciprocal (4), then
+  // × inv_rms × gain (2H).
+  PhaseCost& norm = at(Phase::norm);
+  norm.intervals = 2 * L + 1;
+  norm.weight_bytes_read = norm.intervals * H * w;
+  norm.bytes_read = norm.intervals * (b * H * a + H * w);
+  norm.bytes_written = norm.intervals * b * H * a;
+  norm.flops = norm.intervals * b * (4 * H + 4);
+
+  // Q, K and V of this rank's heads in one GEMM (column-parallel), biased on qwen2.
+  matmul(Phase::qkv, L, qkv, H, bias, a);
+
+  // RoPE on the Q and K heads in place: the inverse frequencies read, an
+  // angle, its cos and its sin per frequency (3 · hd/2), and per rotated pair
+  // two products and a difference, two products and a sum (6). Then the KV
+  // write copies K and V of every sequence into the caches at the position.
+  PhaseCost& rope_kv = at(Phase::rope_kv);
+  const std::int64_t rotated = b * (qh + kvh) * hd;
+  const std::int64_t kv_new = 2 * b * kvh * hd;
+  rope_kv.intervals = 2 * L;
+  rope_kv.bytes_read = L * (hd / 2 * table + rotated * a + kv_new * a);
+  rope_kv.bytes_written = L * (rotated * a + kv_new * kv);
+  rope_kv.flops = L * (3 * (hd / 2) + 3 * rotated);
+
+  // Attention of every sequence and query head over t positions: Q, and this
+  // rank's K and V caches (each KV head once, however many query heads share
+  // it), read; the output written. Per (sequence, query head): q·k over t
+  // positions (2·t·hd), the scale, the running max, the subtraction, exp and
+  // sum of the softmax (5t), the sum's reciprocal (1), the normalised weights
+  // (t), and their sum over V (2·t·hd).
+  PhaseCost& attention = at(Phase::attention);
+  attention.intervals = L;
+  attention.bytes_read = L * (b * qh * hd * a + 2 * b * kvh * t * hd * kv);
+  attention.bytes_written = L * b * qh * hd * a;
+  attention.flops = L * b * qh * (4 * t * hd + 6 * t + 1);
+
+  // O and down are row-parallel: each rank's output is a (b, hidden) partial sum.
+  matmul(Phase::o_proj, L, H, qh * hd, 0, a);
+
+  // Two all-reduces per layer, in place on the partial sum: this rank's
+  // buffer read and overwritten with the sum of k partials, (k − 1) adds per
+  // element. A group of one sums nothing and moves nothing.
+  PhaseCost& all_reduce = at(Phase::all_reduce);
+  all_reduce.intervals = 2 * L;
+  if (collectives && k > 1) {
+    all_reduce.bytes_read = 2 * L * b * H * a;
+    all_reduce.bytes_written = 2 * L * b * H * a;
+    all_reduce.flops = 2 * L * (k - 1) * b * H;
+  }
+
+  // The residual add after attention and after the MLP: x += partial.
+  PhaseCost& residual = at(Phase::residual);
+  residual.intervals = 2 * L;
+  residual.bytes_read = 2 * L * 2 * b * H * a;
+  residual.bytes_written = 2 * L * b * H * a;
+  residual.flops = 2 * L * b * H;
+
+  // Gate and up of this rank's intermediate slice in one GEMM (column-parallel).
+  matmul(Phase::gate_up, L, 2 * I, H, 0, a);
+
+  // silu(gate) · up: per element an exp, an add, a divide and a multiply.
+  PhaseCost& silu_mul = at(Phase::silu_mul);
+  silu_mul.intervals = L;
+  silu_mul.bytes_read = L * b * 2 * I * a;
+  silu_mul.bytes_written = L * b * I * a;
+  silu_mul.flops = L * 4 * b * I;
+
+  matmul(Phase::down, L, H, I, 0, a);
+
+  // The vocab-parallel LM head: this rank's vocabulary rows, logits stored at
+  // the logits type. A tied head is still its own shard of the embedding rows.
+  matmul(Phase::lm_head, 1, V, H, 0, lg);
+
+  // The logits all-gather (out of place, a group of one copies too): this
+  // rank's shard read, every rank's written. Then argmax compares every
+  // logit it sees once and writes b token ids.
+  const std::int64_t shards = collectives ? k : 1;
+  if (collectives) {
+    PhaseCost& all_gather = at(Phase::all_gather);
+    all_gather.intervals = 1;
+    all_gather.bytes_read = b * V * lg;
+    all_gather.bytes_written = k * b * V * lg;
+  }
+  PhaseCost& argmax = at(Phase::argmax);
+  argmax.intervals = 1;
+  argmax.bytes_read = shards * b * V * lg;
+  argmax.bytes_written = b * token;
+  argmax.flops = shards * b * V;
+
+  if (collectives) ledger.collectives = CollectiveCounts{b * H * a, 2 * L, b * k * V * lg, 1};
+  ledger.weight_bytes_per_step = ledger.total().weight_bytes_read;
+  // The step reads b embedding rows; a rank holds the whole table, and the
+  // RoPE table the step reads once per layer.
+  ledger.resident_bytes = ledger.weight_bytes_per_step - b * H * w + std::int64_t{config.vocab_size} * H * w +
+                          hd / 2 * table;
+  return ledger;
+}
+
+}  // namespace tpb

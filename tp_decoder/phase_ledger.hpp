@@ -1,0 +1,71 @@
+#pragma once
+// What one rank of a TP-k decode step moves and computes, phase by phase: the
+// ledger a per-phase cost fit reads its explanatory variables from. Exact
+// functions of the config, the point (k, b, c) and the storage types, counted
+// from what decode_step (decode_step.cpp) issues on the shard plan of rank 0
+// (every rank's shard has the same shape). Dense decoders only.
+//
+// Conventions, so that two phases' figures mean the same thing:
+// - Bytes are the operands' bytes touched once: every input element read once,
+//   every output element written once, whatever a backend's caches re-read
+//   (attention's query heads of one GQA group read their KV head once here).
+// - Flops count every floating-point add, multiply, divide, comparison and
+//   transcendental (exp, sqrt, cos, sin) as one, as the operation's definition
+//   in backend.hpp computes it; a multiply-add is two.
+// - A phase is summed over every interval the step's timeline books to it
+//   (`intervals`): 2 per layer + 1 for norm, 2 per layer for rope_kv (the
+//   rotation and the KV write) and for all_reduce and residual, 1 per layer
+//   for the other layer phases, 1 for embedding, lm_head, all_gather, argmax.
+#include <array>
+#include <cstdint>
+
+#include "tp_decoder/decode_step.hpp"
+#include "tp_decoder/memory_estimate.hpp"
+#include "tp_decoder/model_config.hpp"
+
+namespace tpb {
+
+struct PhaseCost {
+  std::int64_t intervals = 0;           // timeline intervals booked to the phase per step
+  std::int64_t bytes_read = 0;          // everything read, weights included
+  std::int64_t bytes_written = 0;
+  std::int64_t flops = 0;
+  std::int64_t weight_bytes_read = 0;   // the part of bytes_read that is weights (TensorRole::weight)
+};
+
+// The step's collectives as the model forms name them (ARCHITECTURE.md).
+struct CollectiveCounts {
+  std::int64_t ar_bytes = 0;  // one all-reduce payload: b × hidden × activation bytes
+  std::int64_t n_ar = 0;      // 2 per layer; 0 without collectives
+  std::int64_t ag_bytes = 0;  // the gathered logits: b × vocabulary × logit bytes (this rank sends ag_bytes / k)
+  std::int64_t n_ag = 0;      // 1; 0 without collectives
+};
+
+struct PhaseLedger {
+  int tp = 1;
+  int batch = 1;
+  int context = 0;
+  std::array<PhaseCost, kPhaseCount> phases{};
+  CollectiveCounts collectives;
+  // Weights read per step: the sum of the phases' weight_bytes_read (every
+  // layer matrix, norm gain and bias of the shard, the LM-head shard and b
+  // embedding rows). What StepTerms::weight_bytes_per_step reports.
+  std::int64_t weight_bytes_per_step = 0;
+  // Weights and tables held: the whole replicated embedding table in place of
+  // its b rows, plus the f32 RoPE table. What the memory estimate's weights
+  // term counts (without --check).
+  std::int64_t resident_bytes = 0;
+
+  const PhaseCost& operator[](Phase phase) const { return phases[static_cast<std::size_t>(phase)]; }
+  PhaseCost total() const;  // every phase summed
+};
+
+// One rank of TP-`tp` decoding `batch` sequences of `context` tokens of
+// history (the step attends over context + 1). `collectives` false: the step
+// ran without a group (--no-comm, replay), so its all_reduce intervals are
+// empty, it has no all_gather and argmax scores this rank's vocabulary shard
+// only. UsageError when `tp` does not fit the model (shard_plan_problem).
+PhaseLedger phase_ledger(const ModelConfig& config, int tp, int batch, int context, const MemoryTypes& types,
+                         bool collectives = true);
+
+}  // namespace tpb
