@@ -124,7 +124,8 @@ bool schema_names(const std::string& path, bool is_group) {
       R"(|(rounds|calibration_rounds)/(order|block_of_condition))"
       R"(|(rounds|calibration_rounds)/visits/(condition|round|execution_index|start_unix_us|duration_us|steal_pct)"
       R"(|load_avg_1m))"
-      R"(|(rounds|calibration_rounds)/(step|step_nocomm|replay)/k[0-9]+/b[0-9]+_c[0-9]+/(t_step_us|t_host_us))"
+      R"(|(rounds|calibration_rounds)/(step|step_nocomm|replay)/k[0-9]+/b[0-9]+_c[0-9]+/)"
+      R"((t_step_us|t_host_us|t_collective_insitu_us))"
       R"(|kv/(lengths|contexts|block_tokens)|kv/tp/k[0-9]+/admissible_sequences)"
       R"(|kv/blocks/b[0-9]+/(tokens|payload_bytes|allocated_bytes|tail_waste_bytes|table_entries))"
       R"(|decision/k[0-9]+/(contexts|max_batch))$)");

@@ -96,12 +96,12 @@ std::string kv_degree_path(int k);
 
 // /rounds: the study measured in randomized interleaved rounds.
 //   /rounds                 attributes: conditions (names, in condition index order), order_seed,
-//                           rounds, stop_reason, residency ("every shard cached" or "blocks A-B-B-A")
+//                           rounds, stop_reason, residency ("every shard and point state cached",
+//                           "every shard cached" or "blocks A-B-B-A")
 //   /rounds/order           (rounds × conditions) condition index visited at each position
 //   /rounds/block_of_condition  (conditions) each condition's memory block, with blocks only
 //   /rounds/visits/{visit_dataset}  (visits) one entry per visit, in execution order
-//   {round condition}/t_step_us  (rounds × iterations × ranks) every world rank's own step time
-//   {round condition}/t_host_us  (rounds × iterations × 1) rank 0, where the condition is a replay anchor
+//   {round condition}/{round_dataset}  below
 // Calibration runs in rounds too, laid out alike under /calibration_rounds
 // (its conditions: the shard replays and TP-1 --no-comm).
 inline constexpr const char* kRoundsGroup = "/rounds";
@@ -114,6 +114,14 @@ enum class RoundKind { step, step_nocomm, replay };
 // {rounds group}/{step|step_nocomm|replay}/k{K}/b{B}_c{C}
 std::string round_condition_path(RoundKind kind, int k, int batch, int context,
                                  RoundsPhase phase = RoundsPhase::measure);
+// Datasets of a round condition: `{round_condition_path}/{name}`.
+namespace round_dataset {
+inline constexpr const char* t_step_us = "t_step_us";  // (rounds × iterations × ranks) every world rank's own step time
+inline constexpr const char* t_host_us = "t_host_us";  // (rounds × iterations × 1) rank 0, replay anchors only
+// (rounds × iterations × ranks) TP-k steps, k > 1: each world rank's time inside the step's collectives
+// (t_ar_insitu_us + t_ag_insitu_us), where the timed iterations themselves recorded it (absent otherwise)
+inline constexpr const char* t_collective_insitu_us = "t_collective_insitu_us";
+}  // namespace round_dataset
 namespace visit_dataset {
 inline constexpr const char* condition = "condition";              // index into /rounds conditions
 inline constexpr const char* round = "round";                      // 0-based

@@ -25,10 +25,12 @@ double slowest_median(const std::vector<double>& values, int round, int iteratio
   return median(slowest);
 }
 
-std::vector<double> per_column_medians(const std::vector<double>& values, int round, int iterations, int columns) {
+// Per column of [0, width), the median over one round's iterations.
+std::vector<double> per_column_medians(const std::vector<double>& values, int round, int iterations, int columns,
+                                       int width) {
   std::vector<double> out;
   const std::size_t base = static_cast<std::size_t>(round) * iterations * columns;
-  for (int c = 0; c < columns; ++c) {
+  for (int c = 0; c < width; ++c) {
     std::vector<double> column;
     for (int i = 0; i < iterations; ++i) column.push_back(values[base + static_cast<std::size_t>(i) * columns + c]);
     out.push_back(median(column));
@@ -50,6 +52,17 @@ std::vector<double> as_doubles(const std::vector<VisitRecord>& visits, double Vi
 
 std::string condition_path(const RoundCondition& c, RoundsPhase phase = RoundsPhase::measure) {
   return round_condition_path(c.kind, c.k, c.batch, c.context, phase);
+}
+
+std::string dataset_path(const RoundCondition& c, const char* dataset, RoundsPhase phase = RoundsPhase::measure) {
+  return condition_path(c, phase) + "/" + dataset;
+}
+
+// Whether condition `i` holds its collective times for every finished round.
+bool collectives_measured(const RoundRecords& r, std::size_t i) {
+  const std::size_t full = r.order.size() * static_cast<std::size_t>(r.iterations) * r.columns[i];
+  return has_collective_samples(r.conditions[i]) && full > 0 && i < r.t_collective_us.size() &&
+         r.t_collective_us[i].size() == full;
 }
 
 }  // namespace
@@ -86,6 +99,8 @@ std::vector<RoundCondition> calibration_conditions(const Grid& grid, const std::
 bool is_replay_anchor(const RoundCondition& c) {
   return c.kind == RoundKind::replay || (c.kind == RoundKind::step_nocomm && c.k == 1);
 }
+
+bool has_collective_samples(const RoundCondition& c) { return c.kind == RoundKind::step && c.k > 1; }
 
 std::string round_condition_name(const RoundCondition& condition) { return condition_path(condition); }
 
@@ -124,12 +139,15 @@ void write_round_records(H5File& file, const RoundRecords& r) {
   file.write_dataset(visit_dataset_path(visit_dataset::load_avg_1m, phase), as_doubles(r.visits, &VisitRecord::load_avg_1m),
                      {visits});
   for (std::size_t i = 0; i < r.conditions.size(); ++i) {
-    const std::string path = condition_path(r.conditions[i], phase);
+    const RoundCondition& c = r.conditions[i];
     const std::vector<std::uint64_t> dims{rounds, static_cast<std::uint64_t>(r.iterations),
                                           static_cast<std::uint64_t>(r.columns[i])};
-    file.write_dataset(path + "/t_step_us", r.t_step_us[i], dims);
-    if (is_replay_anchor(r.conditions[i]))
-      file.write_dataset(path + "/t_host_us", r.t_host_us[i], {rounds, static_cast<std::uint64_t>(r.iterations), 1});
+    file.write_dataset(dataset_path(c, round_dataset::t_step_us, phase), r.t_step_us[i], dims);
+    if (is_replay_anchor(c))
+      file.write_dataset(dataset_path(c, round_dataset::t_host_us, phase), r.t_host_us[i],
+                         {rounds, static_cast<std::uint64_t>(r.iterations), 1});
+    if (collectives_measured(r, i))
+      file.write_dataset(dataset_path(c, round_dataset::t_collective_insitu_us, phase), r.t_collective_us[i], dims);
   }
 }
 
@@ -163,7 +181,10 @@ std::vector<RoundObservation> round_observations(const RoundRecords& r) {
           o.step_us[cell] = slowest_median(r.t_step_us[i], rr, r.iterations, columns, std::min(c.k, columns));
           if (c.k == 1 && columns >= 2)
             o.same_node_rank_us[GridCell{c.batch, c.context}] =
-                per_column_medians(r.t_step_us[i], rr, r.iterations, columns);
+                per_column_medians(r.t_step_us[i], rr, r.iterations, columns, columns);
+          if (collectives_measured(r, i))
+            o.rank_collective_us[cell] =
+                per_column_medians(r.t_collective_us[i], rr, r.iterations, columns, std::min(c.k, columns));
           break;
         case RoundKind::step_nocomm:
           if (c.k == 1)
@@ -194,13 +215,21 @@ std::vector<RoundObservation> read_round_observations(const H5File& file, const 
   r.order = read_round_order(file);
   for (const auto& c : r.conditions) {
     std::vector<std::uint64_t> dims;
-    const std::string path = condition_path(c);
-    r.t_step_us.push_back(file.read_doubles(path + "/t_step_us", &dims));
+    const std::string path = dataset_path(c, round_dataset::t_step_us);
+    r.t_step_us.push_back(file.read_doubles(path, &dims));
     if (dims.size() != 3 || dims[0] != r.order.size())
-      throw UsageError(fmt::format("FILE: {}/t_step_us is not rounds × iterations × ranks", path));
+      throw UsageError(fmt::format("FILE: {} is not rounds × iterations × ranks", path));
     r.iterations = static_cast<int>(dims[1]);
     r.columns.push_back(static_cast<int>(dims[2]));
-    r.t_host_us.push_back(is_replay_anchor(c) ? file.read_doubles(path + "/t_host_us") : std::vector<double>{});
+    r.t_host_us.push_back(is_replay_anchor(c) ? file.read_doubles(dataset_path(c, round_dataset::t_host_us))
+                                              : std::vector<double>{});
+    const std::string collective = dataset_path(c, round_dataset::t_collective_insitu_us);
+    std::vector<std::uint64_t> collective_dims;
+    r.t_collective_us.push_back(has_collective_samples(c) && file.exists(collective)
+                                    ? file.read_doubles(collective, &collective_dims)
+                                    : std::vector<double>{});
+    if (!r.t_collective_us.back().empty() && collective_dims != dims)
+      throw UsageError(fmt::format("FILE: {} is not shaped as its t_step_us", collective));
   }
   return round_observations(r);
 }

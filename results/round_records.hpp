@@ -38,6 +38,10 @@ std::vector<RoundCondition> calibration_conditions(const Grid& grid, const std::
 // Whether the condition keeps rank 0's host issue time (t_host_us): the
 // replay anchors, k = 1's being TP-1 --no-comm.
 bool is_replay_anchor(const RoundCondition& condition);
+// Whether the condition keeps each rank's time inside the collectives
+// (t_collective_insitu_us): the TP-k steps with k > 1, whose ranks wait for
+// each other there.
+bool has_collective_samples(const RoundCondition& condition);
 std::string round_condition_name(const RoundCondition& condition);  // its /rounds path
 
 struct VisitRecord {
@@ -61,11 +65,16 @@ struct RoundRecords {
   // Per condition, rounds × iterations × columns (row-major) and its column count.
   std::vector<std::vector<double>> t_step_us;
   std::vector<std::vector<double>> t_host_us;  // replay anchors only (column: rank 0)
+  // TP-k steps, k > 1, laid out as t_step_us: each rank's time inside the
+  // collectives. Complete only where every visit's timed iterations recorded
+  // it; otherwise not measured, and neither written nor reduced.
+  std::vector<std::vector<double>> t_collective_us;
   std::vector<int> columns;
   std::string stop_reason;
-  // How the rounds held the weights: "every shard cached" (free interleaving)
-  // or "blocks A-B-B-A" (memory allowed one shard at a time); with blocks,
-  // each condition's block.
+  // How the rounds held the weights: "every shard and point state cached"
+  // or "every shard cached" (free interleaving, each point's decode state kept
+  // across visits or rebuilt per visit) or "blocks A-B-B-A" (memory allowed
+  // one shard at a time); with blocks, each condition's block.
   std::string residency;
   std::vector<std::size_t> block_of;
 };
@@ -82,8 +91,10 @@ std::vector<std::string> read_round_condition_names(const H5File& file);
 
 // Each finished round reduced: per condition, the median over iterations of
 // the slowest rank of group 0 (TP-k steps: ranks 0..k−1; anchors: rank 0),
-// and per rank the median of its own TP-1 step (the same-node control). UsageError when /rounds does not
-// hold the conditions of `grid`.
+// per rank the median of its own TP-1 step (the same-node control), and per
+// rank of group 0 the median of its time inside a TP-k step's collectives
+// (k > 1, where measured). UsageError when /rounds does not hold the
+// conditions of `grid`.
 std::vector<RoundObservation> read_round_observations(const H5File& file, const Grid& grid);
 
 // The same reduction on rank 0's in-memory records (the stopping rule).
