@@ -171,8 +171,23 @@ const DecoderWeights& WeightCache::get(Backend& backend, const ModelConfig& conf
   return *weights_;
 }
 
+DecodeStateCache::Entry& DecodeStateCache::get(Backend& backend, const ModelConfig& config, const ShardPlan& plan,
+                                               int batch, int context, std::uint64_t seed, bool* built) {
+  TPB_CHECK(entries_.empty() || (tp_ == plan.tp && rank_ == plan.rank && seed_ == seed),
+            "decode state cache: one cache serves one shard");
+  tp_ = plan.tp;
+  rank_ = plan.rank;
+  seed_ = seed;
+  const auto found = entries_.find({batch, context});
+  *built = found == entries_.end();
+  if (!*built) return found->second;
+  return entries_.emplace(std::pair{batch, context},
+                          Entry{build_decode_state(backend, config, plan, batch, context, seed), {}})
+      .first->second;
+}
+
 StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfig& config, const StepPoint& point,
-                         const StepOptions& options, WeightCache* cache) {
+                         const StepOptions& options, WeightCache* cache, DecodeStateCache* states) {
   if (group) {
     TPB_CHECK(group->size() == point.tp,
               fmt::format("step: a TP-{} point needs a group of {} ranks, got {}", point.tp, point.tp, group->size()));
@@ -185,7 +200,11 @@ StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfi
   std::optional<DecoderWeights> own_weights;
   if (!cache) own_weights.emplace(build_decoder_weights(backend, config, plan, options.seed));
   const DecoderWeights& weights = cache ? cache->get(backend, config, plan, options.seed) : *own_weights;
-  DecodeState state = build_decode_state(backend, config, plan, point.batch, point.context, options.seed);
+  std::optional<DecodeStateCache> own_states;
+  if (!states) states = &own_states.emplace();
+  bool fresh = false;
+  DecodeStateCache::Entry& kept = states->get(backend, config, plan, point.batch, point.context, options.seed, &fresh);
+  DecodeState& state = kept.state;
   Communicator* comm = options.no_comm ? nullptr : group;
 
   StepTerms terms;
@@ -201,14 +220,21 @@ StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfi
   // profiling where they are device events (they perturb an eager GPU step),
   // never inside a captured graph.
   const bool timed_ops = !options.graph && (backend.host_synchronous() ? options.timers : options.profile);
-  std::unique_ptr<StepTimeline> timeline;
+  StepTimeline* timeline = nullptr;
   if (timed_ops) {
-    timeline = std::make_unique<StepTimeline>(backend);
-    // The first step marked creates the timeline's events: keep it out of the timed ones.
-    if (options.warmup == 0) {
-      decode_step(backend, comm, config, weights, state, timeline.get());
-      backend.synchronize();
+    std::unique_ptr<StepTimeline>& slot = kept.timelines[comm ? 1 : 0];
+    if (!slot) {
+      slot = std::make_unique<StepTimeline>(backend);
+      fresh = true;
     }
+    timeline = slot.get();
+  }
+  // The first step on a new state touches its fresh activations, and the
+  // first step a timeline marks creates its events: keep both out of the
+  // timed steps when no warm-up does. A graph runs its own eager step first.
+  if (fresh && options.warmup == 0 && !options.graph) {
+    decode_step(backend, comm, config, weights, state, timeline);
+    backend.synchronize();
   }
 
   std::optional<CapturedStepGraph> captured;
@@ -228,7 +254,7 @@ StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfi
     if (options.graph)
       backend.graph_launch();
     else
-      decode_step(backend, comm, config, weights, state, timeline.get());
+      decode_step(backend, comm, config, weights, state, timeline);
     const Clock::time_point issued = Clock::now();
     wait_for_step(backend, comm);
     const Clock::time_point finished = Clock::now();
@@ -251,14 +277,14 @@ StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfi
 
 void measure_collectives_in_situ(Backend& backend, Communicator* group, const ModelConfig& config,
                                  const StepPoint& point, const StepOptions& options, WeightCache* cache,
-                                 StepTerms* terms) {
+                                 DecodeStateCache* states, StepTerms* terms) {
   if (!group || options.no_comm || !terms->t_ar_insitu_us.empty()) return;
   StepOptions profiled = options;
   profiled.graph = false;   // a captured graph holds no per-operation events
   profiled.profile = true;  // device events between operations
   profiled.timers = true;   // host clock reads between operations
   profiled.check = false;   // checked once already, before the timed iterations
-  const StepTerms extra = run_step_point(backend, group, config, point, profiled, cache);
+  const StepTerms extra = run_step_point(backend, group, config, point, profiled, cache, states);
   terms->t_ar_insitu_us = extra.t_ar_insitu_us;
   terms->t_ag_insitu_us = extra.t_ag_insitu_us;
   terms->collectives_profiled_separately = true;

@@ -5,7 +5,10 @@
 // the caller's (mpi_bench/step_output.hpp).
 #include <array>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -94,15 +97,47 @@ class WeightCache {
   std::optional<DecoderWeights> weights_;
 };
 
+// The decode states of one shard's (b, c) points, each with its per-operation
+// timelines, kept from one run of a point to the next. A study revisits every
+// point once per round: kept, a visit redraws no KV history and its first
+// timed step pays no first-call setup (fresh activations touched, timeline
+// events created), so one timed step can be the whole visit. Every step of a
+// point does identical work (same input tokens, same cache position written),
+// so a kept state changes nothing a step computes. Holds every point it is
+// given: its owner budgets their memory. Must be destroyed before the
+// backend that built it.
+class DecodeStateCache {
+ public:
+  struct Entry {
+    DecodeState state;
+    // [collectives on]: a step with collectives marks the all-gather too, and
+    // a timeline creates its events in the first step it marks.
+    std::array<std::unique_ptr<StepTimeline>, 2> timelines;
+  };
+  // The entry of (batch, context) on `plan`'s shard; *built says whether it was made now.
+  Entry& get(Backend& backend, const ModelConfig& config, const ShardPlan& plan, int batch, int context,
+             std::uint64_t seed, bool* built);
+
+ private:
+  int tp_ = 0;
+  int rank_ = -1;
+  std::uint64_t seed_ = 0;
+  std::map<std::pair<int, int>, Entry> entries_;
+};
+
 // Runs `point` on this rank. `group` is this rank's TP-k communicator
 // (size == point.tp; barriers always go through it, collectives unless
 // no_comm); null means replay: this one rank runs the shard shapes of rank 0
 // of TP-k with no collectives at all. The group's memory kind must match the
 // backend's. Collective over `group`.
 // With `cache`, the shard's weights come from it (built once per shard);
-// without, they are built for this point and released after it.
+// without, they are built for this point and released after it. With
+// `states`, the point's decode state and timeline come from it and stay
+// there; without, they are built for this point. Without warm-up, a state or
+// timeline built now first runs one untimed step.
 StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfig& config, const StepPoint& point,
-                         const StepOptions& options, WeightCache* cache = nullptr);
+                         const StepOptions& options, WeightCache* cache = nullptr,
+                         DecodeStateCache* states = nullptr);
 
 // Makes sure `terms` carries the in-situ collective times of `point` on any
 // backend: kept when the timed iterations recorded them (host-synchronous
@@ -112,6 +147,6 @@ StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfi
 // decides alike (same backend, same options).
 void measure_collectives_in_situ(Backend& backend, Communicator* group, const ModelConfig& config,
                                  const StepPoint& point, const StepOptions& options, WeightCache* cache,
-                                 StepTerms* terms);
+                                 DecodeStateCache* states, StepTerms* terms);
 
 }  // namespace tpb

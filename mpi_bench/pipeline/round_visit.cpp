@@ -8,25 +8,28 @@ namespace tpb {
 namespace {
 
 GatheredPoint run_condition(StudyRuntime& rt, TpGroups& groups, const RoundCondition& c, const StepOptions& options,
-                            InSituCollectives in_situ) {
+                            InSituCollectives in_situ, PointState state) {
   StepOptions no_comm = options;
   no_comm.no_comm = true;
   const StepPoint point{c.k, c.batch, c.context};
   switch (c.kind) {
-    case RoundKind::step: return run_point_everywhere(rt, groups.at(c.k).get(), point, options, in_situ);
-    case RoundKind::step_nocomm: return run_point_everywhere(rt, groups.at(c.k).get(), point, no_comm, in_situ);
+    case RoundKind::step: return run_point_everywhere(rt, groups.at(c.k).get(), point, options, in_situ, state);
+    case RoundKind::step_nocomm:
+      return run_point_everywhere(rt, groups.at(c.k).get(), point, no_comm, in_situ, state);
     case RoundKind::replay: break;
   }
-  return run_point_everywhere(rt, nullptr, point, options, in_situ);
+  return run_point_everywhere(rt, nullptr, point, options, in_situ, state);
+}
+
+void append(std::vector<double>& to, const std::vector<double>& values) {
+  to.insert(to.end(), values.begin(), values.end());
 }
 
 void append_samples(RoundRecords& records, std::size_t index, const GatheredPoint& point) {
   const RoundCondition& c = records.conditions[index];
-  records.t_step_us[index].insert(records.t_step_us[index].end(), point.all_ranks_t_rank_us.begin(),
-                                  point.all_ranks_t_rank_us.end());
-  if (is_replay_anchor(c))
-    records.t_host_us[index].insert(records.t_host_us[index].end(), point.group0.t_host_us.begin(),
-                                    point.group0.t_host_us.end());
+  append(records.t_step_us[index], point.all_ranks_t_rank_us);
+  if (is_replay_anchor(c)) append(records.t_host_us[index], point.group0.t_host_us);
+  if (has_collective_samples(c)) append(records.t_collective_us[index], point.all_ranks_collective_us);
 }
 
 }  // namespace
@@ -41,6 +44,7 @@ RoundRecords start_round_records(RoundsPhase phase, const std::vector<RoundCondi
   records.iterations = iterations;
   records.t_step_us.resize(conditions.size());
   records.t_host_us.resize(conditions.size());
+  records.t_collective_us.resize(conditions.size());
   records.columns.assign(conditions.size(), ranks);
   records.residency = residency.description();
   records.block_of = residency.block_of;
@@ -55,7 +59,8 @@ GatheredPoint run_round_visit(StudyRuntime& rt, TpGroups& groups, const std::vec
   const CpuTimes before = read_cpu_times();
   const double start_us = unix_time_us();
   const auto visit_start = std::chrono::steady_clock::now();
-  GatheredPoint visit = run_condition(rt, groups, c, options, in_situ);
+  GatheredPoint visit = run_condition(rt, groups, c, options, in_situ,
+                                      residency.keep_point_states ? PointState::kept : PointState::rebuilt);
   if (records) {
     const double duration_us =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - visit_start).count();

@@ -32,7 +32,8 @@ struct VisitPlace {
 
 // Collective. Releases the shards the residency does not keep, runs the
 // visit (a TP-k step or its --no-comm ablation on its group, or a shard
-// replay on every rank) and, when `records` is non-null (rank 0), appends
+// replay on every rank; its point's state kept for the next visit where the
+// residency keeps states) and, when `records` is non-null (rank 0), appends
 // its samples and visit record.
 GatheredPoint run_round_visit(StudyRuntime& runtime, TpGroups& groups, const std::vector<RoundCondition>& conditions,
                               const ShardResidency& residency, const StepOptions& options, InSituCollectives in_situ,

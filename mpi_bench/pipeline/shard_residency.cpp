@@ -5,6 +5,7 @@
 
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "collectives/mpi_check.hpp"
 #include "predictor/visit_order.hpp"
@@ -17,7 +18,8 @@ ShardKey shard_of(const RoundCondition& c) {
 }
 
 std::string ShardResidency::description() const {
-  return every_shard_cached ? "every shard cached" : "blocks A-B-B-A";
+  if (!every_shard_cached) return "blocks A-B-B-A";
+  return keep_point_states ? "every shard and point state cached" : "every shard cached";
 }
 
 std::int64_t bytes_with_every_shard(const std::vector<RoundCondition>& conditions,
@@ -26,6 +28,15 @@ std::int64_t bytes_with_every_shard(const std::vector<RoundCondition>& condition
   for (const RoundCondition& c : conditions) shards.insert(shard_of(c));
   std::int64_t bytes = other_bytes;
   for (const ShardKey& shard : shards) bytes += shard_bytes(shard.first);
+  return bytes;
+}
+
+std::int64_t bytes_of_every_state(const std::vector<RoundCondition>& conditions,
+                                  const std::function<std::int64_t(int k, int batch, int context)>& state_bytes) {
+  std::set<std::tuple<ShardKey, int, int>> points;
+  for (const RoundCondition& c : conditions) points.insert({shard_of(c), c.batch, c.context});
+  std::int64_t bytes = 0;
+  for (const auto& [shard, batch, context] : points) bytes += state_bytes(shard.first, batch, context);
   return bytes;
 }
 
@@ -48,20 +59,37 @@ ShardResidency plan_shard_residency(const StudyRuntime& rt, const std::vector<Ro
     shard.tp = k;
     return memory_terms(rt.config, shard).weights.fixed;
   };
+  const auto state_bytes = [&](int k, int batch, int context) {
+    MemorySetup shard = setup;
+    shard.tp = k;
+    const MemoryTerms terms = memory_terms(rt.config, shard);
+    return terms.kv_cache.at(batch, context + 1) + terms.activations.at(batch, context + 1);
+  };
   const MemoryEstimate& largest = rt.memory.largest;
   const std::int64_t bytes = bytes_with_every_shard(conditions, shard_bytes, largest.total() - largest.weights);
-  // Every rank must visit in the same order: blocks as soon as one rank needs them.
-  int fits = bytes <= rt.memory.budget.bytes ? 1 : 0;
-  MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-  ShardResidency residency = shard_residency(conditions, fits == 1);
+  // The largest point's state, counted above, becomes every point's.
+  const std::int64_t with_states =
+      bytes - largest.kv_cache - largest.activations + bytes_of_every_state(conditions, state_bytes);
+  // Every rank must visit in the same order and step alike: blocks as soon
+  // as one rank needs them, states kept only where every rank holds them.
+  int fits[2] = {bytes <= rt.memory.budget.bytes ? 1 : 0, with_states <= rt.memory.budget.bytes ? 1 : 0};
+  MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, fits, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+  ShardResidency residency = shard_residency(conditions, fits[0] == 1);
   residency.bytes_every_shard = bytes;
+  residency.keep_point_states = fits[0] == 1 && fits[1] == 1;
+  residency.bytes_every_state = with_states;
   return residency;
 }
 
 std::string residency_line(const std::string& phase, const ShardResidency& residency, const MemoryBudget& budget) {
+  if (residency.every_shard_cached && residency.keep_point_states)
+    return fmt::format("{}: every shard and point state cached ({} per rank of {}), conditions interleave freely",
+                       phase, readable_bytes(residency.bytes_every_state), readable_bytes(budget.bytes));
   if (residency.every_shard_cached)
-    return fmt::format("{}: every shard cached ({} per rank of {}), conditions interleave freely", phase,
-                       readable_bytes(residency.bytes_every_shard), readable_bytes(budget.bytes));
+    return fmt::format("{}: every shard cached ({} per rank of {}), conditions interleave freely; each visit "
+                       "rebuilds its point's state: every state cached would need {}",
+                       phase, readable_bytes(residency.bytes_every_shard), readable_bytes(budget.bytes),
+                       readable_bytes(residency.bytes_every_state));
   return fmt::format("{}: one shard at a time, blocks alternating A-B-B-A: every shard cached would need {} per "
                      "rank, more than some rank may use ({} on rank 0)",
                      phase, readable_bytes(residency.bytes_every_shard), readable_bytes(budget.bytes));
@@ -80,8 +108,10 @@ void release_unplanned_shards(StudyRuntime& rt, const ShardResidency& residency,
     for (const RoundCondition& c : conditions) kept.insert(shard_of(c));
   else
     kept.insert(shard_of(next));
-  for (auto it = rt.shard_weights.begin(); it != rt.shard_weights.end();)
-    it = kept.count(it->first) ? std::next(it) : rt.shard_weights.erase(it);
+  for (auto it = rt.shards.begin(); it != rt.shards.end();)
+    it = kept.count(it->first) ? std::next(it) : rt.shards.erase(it);
+  if (!residency.keep_point_states)
+    for (auto& entry : rt.shards) entry.second.states = DecodeStateCache{};
 }
 
 }  // namespace tpb

@@ -18,15 +18,21 @@
 namespace tpb {
 
 // The weight cache a condition draws: (TP degree, whether it is rank 0's
-// replay shard), as shard_weights_for() keys it.
+// replay shard), as shard_cache_for() keys it.
 using ShardKey = std::pair<int, bool>;
 ShardKey shard_of(const RoundCondition& condition);
 
 struct ShardResidency {
   bool every_shard_cached = true;
   std::int64_t bytes_every_shard = 0;  // this rank, every shard cached, at the grid's largest point
+  // Whether every point's decode state stays cached beside every shard, so
+  // that a visit runs its timed steps and nothing else (DecodeStateCache);
+  // otherwise each visit builds its state and releases it.
+  bool keep_point_states = false;
+  std::int64_t bytes_every_state = 0;  // this rank, every shard and every point's state cached
   std::vector<std::size_t> block_of;   // per condition, with blocks only: blocks numbered in ShardKey order
-  std::string description() const;     // "every shard cached" or "blocks A-B-B-A"
+  // "every shard and point state cached", "every shard cached" or "blocks A-B-B-A"
+  std::string description() const;
 };
 
 // Pure: this rank's bytes with every shard `conditions` draw cached, each
@@ -35,12 +41,19 @@ struct ShardResidency {
 std::int64_t bytes_with_every_shard(const std::vector<RoundCondition>& conditions,
                                     const std::function<std::int64_t(int k)>& shard_bytes, std::int64_t other_bytes);
 
+// Pure: the bytes of every decode state `conditions` visit, one per shard and
+// (b, c) (a TP-k step and its --no-comm ablation share one), each taking
+// `state_bytes(k, b, c)`.
+std::int64_t bytes_of_every_state(const std::vector<RoundCondition>& conditions,
+                                  const std::function<std::int64_t(int k, int batch, int context)>& state_bytes);
+
 // Pure: the residency of `conditions`, in blocks unless every shard is cached.
 ShardResidency shard_residency(const std::vector<RoundCondition>& conditions, bool every_shard_cached);
 
 // Collective: this study's residency for `conditions`, from the memory
 // estimate of every shard they draw against each rank's budget; blocks as
-// soon as one rank cannot hold them all.
+// soon as one rank cannot hold them all, and point states kept only where
+// every rank can hold them beside every shard.
 ShardResidency plan_shard_residency(const StudyRuntime& runtime, const std::vector<RoundCondition>& conditions);
 
 // The progress line of a phase ("calibrate", "measure"): how its rounds hold
@@ -54,7 +67,8 @@ std::vector<std::vector<std::size_t>> residency_visit_orders(const ShardResidenc
 
 // Before a visit: releases every cached shard that the residency does not
 // keep (with blocks, all but this condition's; otherwise those that no
-// condition of the phase draws), so a rank never holds more than planned.
+// condition of the phase draws), and every kept point state unless the
+// residency keeps them, so a rank never holds more than planned.
 void release_unplanned_shards(StudyRuntime& runtime, const ShardResidency& residency,
                               const std::vector<RoundCondition>& conditions, const RoundCondition& next);
 

@@ -23,11 +23,12 @@ struct StudyFlags {
   long long time_budget_s = 0;    // --time-budget SECONDS (0: none)
   DecisionFlags decision;          // --tpot-slo, --predict-tp
 
-  // A study compares TP-1 with TP-2 by default, and needs two samples for an interval.
+  // A study compares TP-1 with TP-2 by default. Its intervals come from the
+  // rounds, so one timed step per visit is enough: the noise of a shared node
+  // is as large over one step as over many, and short visits buy more rounds.
   static GridOptions study_grid_defaults() {
     GridOptions g;
     g.tp = "1,2";
-    g.min_iters = 2;
     return g;
   }
 };

@@ -135,8 +135,10 @@ void run_study_rounds(StudyRuntime& rt, ResultsFile* file, const Registration* r
     for (std::size_t index : orders[static_cast<std::size_t>(round)]) {
       const RoundCondition& c = conditions[index];
       report_progress("study", fmt::format("round {} {}", round + 1, round_condition_name(c)));
-      // Only the first round's points are written with their in-situ
-      // collective times (/step); later rounds keep t_rank alone, so they skip that pass.
+      // Only the first round's points go to /step, with their in-situ
+      // collective times; later rounds skip the further profiled pass a
+      // backend that cannot time its timed iterations per operation needs,
+      // and keep what the timed iterations recorded (/rounds).
       const GatheredPoint visit =
           run_round_visit(rt, groups, conditions, residency, options,
                           round == 0 ? InSituCollectives::measure : InSituCollectives::skip,

@@ -56,9 +56,9 @@ void broadcast(std::vector<int>& values) {
 
 }  // namespace
 
-WeightCache& shard_weights_for(StudyRuntime& rt, int point_tp, bool replay) {
+ShardCache& shard_cache_for(StudyRuntime& rt, int point_tp, bool replay) {
   // At TP-1 the replay shard and every rank's own shard are the whole model.
-  return rt.shard_weights[{point_tp, replay && point_tp > 1}];
+  return rt.shards[{point_tp, replay && point_tp > 1}];
 }
 
 MemorySetup study_memory_setup(const StudyDeclaration& d) {
@@ -159,14 +159,15 @@ StudyDeclaration broadcast_declaration(const RankContext& ranks, const std::stri
 }
 
 GatheredPoint run_point_everywhere(StudyRuntime& rt, Communicator* group, const StepPoint& point,
-                                   const StepOptions& options, InSituCollectives in_situ) {
+                                   const StepOptions& options, InSituCollectives in_situ, PointState state) {
   rt.world->barrier();  // every group starts together, as the ranks of one job would
-  WeightCache& weights = shard_weights_for(rt, point.tp, group == nullptr);
+  ShardCache& shard = shard_cache_for(rt, point.tp, group == nullptr);
+  DecodeStateCache* states = state == PointState::kept ? &shard.states : nullptr;
   StepOptions every_step_together = options;
   every_step_together.lockstep = rt.world.get();
-  StepTerms terms = run_step_point(*rt.backend, group, rt.config, point, every_step_together, &weights);
+  StepTerms terms = run_step_point(*rt.backend, group, rt.config, point, every_step_together, &shard.weights, states);
   if (in_situ == InSituCollectives::measure)
-    measure_collectives_in_situ(*rt.backend, group, rt.config, point, options, &weights, &terms);
+    measure_collectives_in_situ(*rt.backend, group, rt.config, point, options, &shard.weights, states, &terms);
   const StepRunInfo info{std::string(to_string(rt.declaration.backend)), point, options, group == nullptr};
   const int group_size = group ? point.tp : 1;  // a replay rank is a group of its own
   const StepPointRecord world = gather_step_point(MPI_COMM_WORLD, group_size, terms);
@@ -176,6 +177,9 @@ GatheredPoint run_point_everywhere(StudyRuntime& rt, Communicator* group, const 
   out.group0 = record_columns(world, 0, group_size);
   out.attributes = step_point_attributes(info, rt.config, terms, group);
   out.all_ranks_t_rank_us = world.t_rank_us;
+  if (!terms.collectives_profiled_separately && !world.t_ar_insitu_us.empty())
+    for (std::size_t i = 0; i < world.t_ar_insitu_us.size(); ++i)
+      out.all_ranks_collective_us.push_back(world.t_ar_insitu_us[i] + world.t_ag_insitu_us[i]);
   return out;
 }
 
@@ -190,7 +194,8 @@ std::vector<double> run_point_each_rank_alone(StudyRuntime& rt, Communicator& ow
   for (int r = 0; r < rt.ranks.size; ++r) {
     rt.world->barrier();
     if (rt.ranks.rank == r)
-      mine = run_step_point(*rt.backend, &own_group, rt.config, point, options, &shard_weights_for(rt, point.tp, false))
+      mine = run_step_point(*rt.backend, &own_group, rt.config, point, options,
+                            &shard_cache_for(rt, point.tp, false).weights)
                  .t_rank_us;
   }
   rt.world->barrier();

@@ -38,6 +38,12 @@ struct StudyDeclaration : GridChoice {
   DecisionDeclaration decision;  // --tpot-slo, --predict-tp
 };
 
+// One shard's weights and the decode states of the points visited on it.
+struct ShardCache {
+  WeightCache weights;
+  DecodeStateCache states;  // filled only by visits that keep their state (PointState::kept)
+};
+
 struct StudyRuntime {
   RankContext ranks;
   StudyDeclaration declaration;
@@ -46,14 +52,15 @@ struct StudyRuntime {
   std::unique_ptr<Communicator> world;
   // One cache per shard this rank draws (TP degree, and whether it is rank 0's
   // replay shard), so that rounds interleave conditions without redrawing
-  // weights. Declared after backend: released before it.
-  std::map<std::pair<int, bool>, WeightCache> shard_weights;
+  // weights, and, where the phase's residency keeps them, without rebuilding
+  // their points' decode states. Declared after backend: released before it.
+  std::map<std::pair<int, bool>, ShardCache> shards;
   MemoryPlan memory;    // the pre-allocation check this rank passed
 };
 
-// The weight cache of the shard `point_tp` draws on this rank (`replay`: rank
-// 0's shard of TP-k, as a shard replay runs).
-WeightCache& shard_weights_for(StudyRuntime& runtime, int point_tp, bool replay);
+// The cache of the shard `point_tp` draws on this rank (`replay`: rank 0's
+// shard of TP-k, as a shard replay runs).
+ShardCache& shard_cache_for(StudyRuntime& runtime, int point_tp, bool replay);
 
 // What the study's memory check estimates a rank holds (the TP degree is
 // each point's; the collective's buffers those of every group the rounds hold
@@ -80,21 +87,29 @@ StudyDeclaration broadcast_declaration(const RankContext& ranks, const std::stri
 // rank. Every rank starts each step together (StepOptions::lockstep). The
 // in-situ collective times are measured unless `in_situ` says skip (in
 // separate profiled iterations where timing each operation would perturb the
-// timed ones, so skipping saves a whole pass on such a backend). On
-// world rank 0, `group0` holds group 0's columns (for a replay, rank 0 alone)
-// and `all_ranks_t_rank_us` every world rank's own step time (iterations ×
-// world size; the slowest of a group's columns is that group's t_step).
+// timed ones, so skipping saves a whole pass on such a backend). With
+// `state` kept, the point's decode state stays in its shard's cache for the
+// next visit (the caller has budgeted it). On world rank 0, `group0` holds
+// group 0's columns (for a replay, rank 0 alone), `all_ranks_t_rank_us`
+// every world rank's own step time (iterations × world size; the slowest of
+// a group's columns is that group's t_step) and `all_ranks_collective_us`
+// every world rank's time inside the step's collectives, all-reduces and
+// all-gather, where the timed iterations themselves recorded it (empty
+// otherwise: not measured, or measured in further profiled iterations).
 // Empty on other ranks.
 struct GatheredPoint {
   std::string path;  // where the point belongs in the results file
   StepPointRecord group0;
   StepPointAttributes attributes;
   std::vector<double> all_ranks_t_rank_us;
+  std::vector<double> all_ranks_collective_us;
 };
 enum class InSituCollectives { measure, skip };
+enum class PointState { rebuilt, kept };
 GatheredPoint run_point_everywhere(StudyRuntime& runtime, Communicator* group, const StepPoint& point,
                                    const StepOptions& options,
-                                   InSituCollectives in_situ = InSituCollectives::measure);
+                                   InSituCollectives in_situ = InSituCollectives::measure,
+                                   PointState state = PointState::rebuilt);
 
 // Rank 0: writes group 0's columns of the point and flushes.
 void write_gathered_point(ResultsFile& file, const GatheredPoint& point);

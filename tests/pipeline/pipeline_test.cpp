@@ -341,7 +341,7 @@ TEST_F(Pipeline, CalibrationRunsInRoundsAndStoresEveryVisit) {
     EXPECT_EQ(read_integer_attribute(point.id(), "iters"), d.calibration_rounds * d.iters) << path;
   }
   H5Handle rounds = file.open_object(rounds_group(RoundsPhase::calibrate));
-  EXPECT_EQ(read_string_attribute(rounds.id(), "residency"), "every shard cached");
+  EXPECT_EQ(read_string_attribute(rounds.id(), "residency"), "every shard and point state cached");
 }
 
 // Where memory holds one shard at a time, calibration and measurement visit

@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "../tp_decoder/async_timing_backend.hpp"
+#include "../tp_decoder/delegating_backend.hpp"
 #include "collectives/communicator_factory.hpp"
 #include "mpi_bench/pipeline/study_runtime.hpp"
 #include "results/layout.hpp"
@@ -30,6 +31,20 @@ StudyRuntime runtime_on(std::unique_ptr<Backend> backend) {
   return rt;
 }
 
+// Counts decode steps: each one embeds its input tokens once.
+class StepCountingBackend final : public test::DelegatingBackend {
+ public:
+  using DelegatingBackend::DelegatingBackend;
+  int steps() const { return steps_; }
+  void embedding(Tensor& out, const Tensor& table, const Tensor& tokens) override {
+    ++steps_;
+    DelegatingBackend::embedding(out, table, tokens);
+  }
+
+ private:
+  int steps_ = 0;
+};
+
 StudyRuntime async_timing_runtime(test::AsyncTimingBackend** timing) {
   auto backend = std::make_unique<test::AsyncTimingBackend>(make_backend("cpu"));
   *timing = backend.get();
@@ -47,7 +62,8 @@ TEST(StudyPoint, AsyncTimingBackendMeasuresTheCollectiveTermInProfiledIterations
   const StepPoint point{tp, 2, 8};
 
   // The timed iterations alone record no event and no collective time.
-  const StepTerms timed = run_step_point(*rt.backend, group.get(), rt.config, point, options, &shard_weights_for(rt, point.tp, false));
+  const StepTerms timed =
+      run_step_point(*rt.backend, group.get(), rt.config, point, options, &shard_cache_for(rt, point.tp, false).weights);
   EXPECT_TRUE(timed.t_ar_insitu_us.empty());
   EXPECT_EQ(timing->events_recorded(), 0);
 
@@ -72,6 +88,71 @@ TEST(StudyPoint, HostSynchronousBackendTimesTheCollectivesInTheTimedIterations) 
   if (!rt.ranks.is_root()) return;
   EXPECT_EQ(gathered.group0.t_ar_insitu_us.size(), static_cast<std::size_t>(3 * rt.ranks.size));
   EXPECT_FALSE(gathered.attributes.collectives_profiled_separately);
+}
+
+// A visit keeps each rank's time inside the collectives (all-reduces plus
+// all-gather, per iteration and world rank) where the timed iterations
+// recorded it, and leaves it empty where they did not.
+TEST(StudyPoint, CollectiveTimeOfEveryRankComesFromTheTimedIterationsOnly) {
+  StudyRuntime rt = runtime_on(make_backend("cpu"));
+  const std::unique_ptr<Communicator> group = split_into_tp_groups(*rt.world, rt.ranks.size);
+  StepOptions options;
+  options.warmup = 0;
+  options.iters = 3;
+  const GatheredPoint gathered = run_point_everywhere(rt, group.get(), {rt.ranks.size, 1, 4}, options,
+                                                      InSituCollectives::skip);
+  if (rt.ranks.is_root()) {
+    ASSERT_EQ(gathered.all_ranks_collective_us.size(), static_cast<std::size_t>(3 * rt.ranks.size));
+    // Group 0 is every rank here: its columns are the world's.
+    for (std::size_t i = 0; i < gathered.all_ranks_collective_us.size(); ++i)
+      EXPECT_DOUBLE_EQ(gathered.all_ranks_collective_us[i],
+                       gathered.group0.t_ar_insitu_us[i] + gathered.group0.t_ag_insitu_us[i]);
+  }
+
+  test::AsyncTimingBackend* timing = nullptr;
+  StudyRuntime async = async_timing_runtime(&timing);
+  const std::unique_ptr<Communicator> async_group = split_into_tp_groups(*async.world, async.ranks.size);
+  const GatheredPoint profiled = run_point_everywhere(async, async_group.get(), {async.ranks.size, 1, 4}, options);
+  if (!async.ranks.is_root()) return;
+  EXPECT_TRUE(profiled.attributes.collectives_profiled_separately);
+  EXPECT_TRUE(profiled.all_ranks_collective_us.empty());  // not in the timed iterations: not measured there
+}
+
+// With -w 0 -n 1, a revisit of a point whose state is kept runs its one timed
+// step and nothing else; the first visit, or a visit that rebuilds its state,
+// first runs one untimed step. The kept state still passes the TP-k ≡ TP-1 check.
+TEST(StudyPoint, AKeptPointStateMakesARevisitOneTimedStep) {
+  auto backend = std::make_unique<StepCountingBackend>(make_backend("cpu"));
+  StepCountingBackend* counting = backend.get();
+  StudyRuntime rt = runtime_on(std::move(backend));
+  const std::unique_ptr<Communicator> group = split_into_tp_groups(*rt.world, rt.ranks.size);
+  StepOptions options;
+  options.warmup = 0;
+  options.iters = 1;
+  const StepPoint point{rt.ranks.size, 2, 8};
+  const auto steps_of_visit = [&](PointState state, const StepOptions& o) {
+    const int before = counting->steps();
+    const GatheredPoint visit = run_point_everywhere(rt, group.get(), point, o, InSituCollectives::skip, state);
+    if (rt.ranks.is_root()) EXPECT_EQ(visit.group0.t_rank_us.size(), static_cast<std::size_t>(rt.ranks.size));
+    return counting->steps() - before;
+  };
+  EXPECT_EQ(steps_of_visit(PointState::rebuilt, options), 2);
+  EXPECT_EQ(steps_of_visit(PointState::rebuilt, options), 2);
+  EXPECT_EQ(steps_of_visit(PointState::kept, options), 2);
+  EXPECT_EQ(steps_of_visit(PointState::kept, options), 1);
+  StepOptions no_comm = options;
+  no_comm.no_comm = true;  // the same state, another timeline: its first step is untimed
+  EXPECT_EQ(steps_of_visit(PointState::kept, no_comm), 2);
+  EXPECT_EQ(steps_of_visit(PointState::kept, no_comm), 1);
+  EXPECT_EQ(steps_of_visit(PointState::kept, options), 1);
+
+  StepOptions checked = options;
+  checked.check = true;
+  ShardCache& shard = shard_cache_for(rt, point.tp, false);
+  const StepTerms terms = run_step_point(*rt.backend, group.get(), rt.config, point, checked, &shard.weights,
+                                         &shard.states);
+  EXPECT_TRUE(terms.check.failure.empty()) << terms.check.failure;
+  if (group->rank() == 0 && point.tp > 1) EXPECT_TRUE(terms.check.compared);
 }
 
 // A study point as written: t_step_us holds, per iteration, the slowest rank
