@@ -140,7 +140,9 @@ std::string decision_degree_path(int k);
 std::string decision_row_path(int k, std::int64_t batch, int context);
 std::string decision_choice_path(int context);
 
-// /verdict/{form}/k{K}
+// /verdict/{form}/k{K}: the point rule's datasets (results/study_file.hpp)
+// and, for a study measured in rounds, the decision's attributes, with the
+// controls and straggler terms on /verdict (results/round_verdict_file.hpp).
 inline constexpr const char* kVerdictGroup = "/verdict";
 std::string verdict_group_path(std::string_view form, int k);
 

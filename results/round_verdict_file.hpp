@@ -1,19 +1,42 @@
 #pragma once
-// The rounds verdict in /verdict: per (form, k) the attributes verdict,
-// reason, error_pct, error_ci_low_pct, error_ci_high_pct, drift_pct, rounds,
-// rounds_needed, p_exceeds (and the calibration-time evaluation beside it);
-// on /verdict itself the controls that gated them, α and the judged cells.
+// The rounds verdict in /verdict. Per (form, k): verdict, reason, error_pct,
+// error_ci_low_pct, error_ci_high_pct (the bounds of the unsigned error),
+// drift_pct, rounds, rounds_needed, p_exceeds, the calibration-time
+// evaluation beside it; under rule version 3 also signed_error_pct,
+// signed_ci_low_pct, signed_ci_high_pct, cell_error_pct (signed, in grid
+// order: the order of the group's batch and context datasets) and
+// explained_by; where the rounds measured a term, localized_term with its
+// measured, predicted and departure figures. On /verdict itself: the rule
+// version, whether the look was final, α and the judged cells, the controls,
+// and per k whose collectives were timed on every rank the straggler term
+// and, for a rank slower across rounds, a warning naming it with its host and
+// device. A figure that was not measured is absent, never 0.
+#include <string>
+#include <vector>
+
 #include "predictor/round_evaluation.hpp"
 #include "results/h5_file.hpp"
 
 namespace tpb {
 
 // Writes onto the /verdict groups (creating them where needed); the point
-// rule's single-pass verdict, when present, moves to `point_verdict`.
+// rule's single-pass verdict, when present, moves to `point_verdict`. Reads
+// /meta's rank map to name a systematically slower rank's host and device.
 void write_round_verdicts(H5File& file, const RoundsEvaluation& evaluation);
 
 // The reason text of a verdict: the INCONCLUSIVE reason or the
 // NOT_APPLICABLE reason; empty for HOLDS and FALSIFIED.
 std::string verdict_reason(const CellVerdict& verdict);
+
+// Per world rank, "host H, device D" from /meta's rank map (one JSON object
+// per rank, as provenance writes it); "?" for a field a row lacks, and empty
+// when the file holds no rank map.
+std::vector<std::string> read_rank_placements(const H5File& file);
+
+// The warning for a TP degree whose straggler term names a systematically
+// slower rank: the rank, its placement (`placements`, indexed by world rank:
+// group 0's rank r is world rank r) and its slowdown with the interval;
+// empty when no rank is.
+std::string systematic_imbalance_warning(int k, const StragglerTerm& term, const std::vector<std::string>& placements);
 
 }  // namespace tpb
