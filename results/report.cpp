@@ -7,11 +7,13 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 
 #include "common/error.hpp"
 #include "predictor/model_forms.hpp"
 #include "predictor/piecewise_fit.hpp"
 #include "predictor/statistics.hpp"
+#include "predictor/study_design.hpp"
 #include "predictor/study_evaluation.hpp"
 #include "results/custody.hpp"
 #include "common/choices.hpp"
@@ -94,8 +96,14 @@ std::string prereg_section(const H5File& file, const Registration& r) {
                    attribute_or(file, kVerdictGroup, "judged_at"));
   s += fmt::format("- calibration datasets SHA-256 `{}` over {} datasets of `{}`\n", r.source.datasets_sha256,
                    r.source.datasets.size(), r.source.results_file);
-  s += fmt::format("- falsified when: {}\n\n", r.falsification_rule);
-  s += "| form | equation | kill switch (MAPE) |\n|---|---|---|\n";
+  // A study measured in rounds is decided by the rule its design sealed; a
+  // registration without a design (version 1) by its point rule.
+  if (r.design)
+    s += fmt::format("- decided by the rule sealed in `decision_rule` (version {}): {}\n\n", r.design->rule.version,
+                     decision_rule_text(r.design->rule.version));
+  else
+    s += fmt::format("- falsified when: {}\n\n", r.falsification_rule);
+  s += fmt::format("| form | equation | kill switch K{} |\n|---|---|---|\n", r.design ? "" : " (MAPE)");
   for (const auto& form : model_forms())
     s += fmt::format("| `{}` | `{}` | {:.2f} % |\n", form.name, form.formula,
                      kill_switch_for(r.kill_switches, form.name));
@@ -103,25 +111,36 @@ std::string prereg_section(const H5File& file, const Registration& r) {
   return s;
 }
 
-std::string summary_section(const std::vector<FormDegreeResult>& results) {
-  std::string s = "## Verdicts per TP degree\n\n| k | form | MAPE | kill switch | verdict | localizing term (grid mean) |\n"
-                  "|---|---|---|---|---|---|\n";
+// `judged`: the point rule is the verdict (a file without rounds). In a
+// study measured in rounds the first round's points only describe, so the
+// table carries no verdict: the decision over rounds is the verdict.
+std::string summary_section(const std::vector<FormDegreeResult>& results, bool judged) {
+  std::string s = judged ? "## Verdicts per TP degree\n\n| k | form | MAPE | kill switch | verdict | localizing term (grid "
+                           "mean) |\n|---|---|---|---|---|---|\n"
+                         : "## First round per TP degree\n\n| k | form | MAPE (first round) | localizing term (grid "
+                           "mean) |\n|---|---|---|---|\n";
   std::vector<const FormDegreeResult*> sorted;
   for (const auto& r : results) sorted.push_back(&r);
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](auto* a, auto* b) { return a->judgement.k < b->judgement.k; });
-  for (const auto* r : sorted)
-    s += fmt::format("| {} | `{}` | {:.2f} % | {:.2f} % | **{}** | {} {:+.1f} µs ({:+.1f} % of t_step) |\n",
-                     r->judgement.k, r->judgement.form, r->judgement.mape_pct, r->judgement.threshold_pct,
-                     to_string(r->judgement.verdict), r->culprit.term, r->culprit.departure_us,
-                     r->culprit.departure_pct);
-  s += "\nMAPE and verdicts are recomputed from `/step/k*/b*_c*/t_step_us` (slowest rank per iteration, median "
-       "over iterations) and the predictions in `/prereg`; they equal `/verdict`.\n\n";
+  for (const auto* r : sorted) {
+    const std::string culprit = fmt::format("{} {:+.1f} µs ({:+.1f} % of t_step)", r->culprit.term,
+                                            r->culprit.departure_us, r->culprit.departure_pct);
+    s += judged ? fmt::format("| {} | `{}` | {:.2f} % | {:.2f} % | **{}** | {} |\n", r->judgement.k, r->judgement.form,
+                              r->judgement.mape_pct, r->judgement.threshold_pct, to_string(r->judgement.verdict),
+                              culprit)
+                : fmt::format("| {} | `{}` | {:.2f} % | {} |\n", r->judgement.k, r->judgement.form,
+                              r->judgement.mape_pct, culprit);
+  }
+  s += judged ? "\nMAPE and verdicts are recomputed from `/step/k*/b*_c*/t_step_us` (slowest rank per iteration, "
+                "median over iterations) and the predictions in `/prereg`; they equal `/verdict`.\n\n"
+              : "\nMAPE recomputed from `/step/k*/b*_c*/t_step_us` (the first round: slowest rank per iteration, "
+                "median over iterations) and the predictions in `/prereg`; it equals `/verdict/*/k*` `mape_pct`.\n\n";
   return s;
 }
 
 std::string degree_section(int k, const std::vector<FormDegreeResult>& results,
-                           const std::vector<MeasuredCell>& measured) {
+                           const std::vector<MeasuredCell>& measured, bool judged) {
   std::string s = fmt::format("## TP-{}\n\n", k);
   s += "| form | b | c | predicted t_step (µs) | measured median (µs) | 95 % CI (µs) | error | localizing term |\n"
        "|---|---|---|---|---|---|---|---|\n";
@@ -142,6 +161,7 @@ std::string degree_section(int k, const std::vector<FormDegreeResult>& results,
       s += fmt::format("| {} | {} | {:.1f} | {:.1f} | {} | {:.1f} |\n", m.batch, m.context, median(m.t_step_us),
                        m.compute_us, m.collective_us ? fmt::format("{:.1f}", *m.collective_us) : kNotMeasured,
                        m.host_us);
+  if (!judged) return s + "\n";
   s += "\nVerdicts:";
   for (const auto& r : results)
     if (r.judgement.k == k)
@@ -219,11 +239,12 @@ std::string limits_section(const Registration& r, const H5File& file) {
              "not on GPUs; the host-issue term is part of compute on a host-synchronous backend.\n"
            : "per-rank GPUs; in-situ collective times come from separate profiled iterations (events between "
              "kernels would perturb the timed ones).\n";
-  s += has_rounds(file) ? "- Statistics: the verdict is decided over rounds, on the order-statistic interval of the "
-                          "median per-round error (Bonferroni over cells and checkpoints), gated by the controls; "
-                          "per-cell tables show medians with percentile-bootstrap 95 % intervals.\n\n"
-                        : "- Statistics: medians with percentile-bootstrap 95 % intervals; the verdict uses medians "
-                          "only.\n\n";
+  s += r.design && has_rounds(file)
+           ? fmt::format("- Statistics: the verdict is decided over rounds by the sealed rule (version {}, in "
+                         "\"Pre-registration\"); the first round's tables show medians over iterations with "
+                         "percentile-bootstrap 95 % intervals and decide nothing.\n\n",
+                         r.design->rule.version)
+           : "- Statistics: medians with percentile-bootstrap 95 % intervals; the verdict uses medians only.\n\n";
   return s;
 }
 
@@ -268,18 +289,22 @@ std::string render_report_markdown(const std::string& results_path) {
   const std::vector<FormDegreeResult> results = evaluate_study(r, measured, registered_bootstrap(r));
   check_against_stored(file, results);
 
+  const bool rounds = has_rounds(file);
   std::string md = fmt::format("# tpbench study: {} under TP {{{}}}\n\n", r.workload.model, fmt::join(r.grid.tp, ", "));
   md += fmt::format("Results file `{}`; complete={}.\n\n", results_path, results_file_complete(file) ? 1 : 0);
+  std::optional<RoundsReport> decided;
+  if (rounds) decided = rounds_report(file, r);
+  if (decided) md += decided->answer;
   md += workload_section(file, r);
   md += prereg_section(file, r);
-  if (has_rounds(file)) {
-    md += rounds_report_section(file, r);
-    md += "## Single pass (first round), point rule: descriptive only\n\nThe tables below judge the first round's "
-          "points alone by the point rule (MAPE of medians against K); the verdict is the decision over rounds "
-          "above.\n\n";
+  if (decided) {
+    md += decided->section;
+    md += "## Single pass (first round): descriptive only\n\nThe tables below describe the first round's points "
+          "alone (the MAPE of their medians, per-cell errors, the point localizing term); they decide nothing. The "
+          "verdict is the decision over rounds above.\n\n";
   }
-  md += summary_section(results);
-  for (int k : r.grid.tp) md += degree_section(k, results, measured);
+  md += summary_section(results, !rounds);
+  for (int k : r.grid.tp) md += degree_section(k, results, measured, !rounds);
   md += speedup_section(r, measured);
   md += control_section(file, r);
   md += fit_section(file, r);

@@ -7,7 +7,7 @@
 //   measure:   randomized interleaved rounds of the TP-k steps, their --no-comm
 //              ablation, the calibration anchors and the same-node control
 //   verdict:   per (form, k) the decision over rounds under the sealed rule and its
-//              controls, beside the first round's point rule and localizing term
+//              controls, with the term the rounds localize
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,11 +46,14 @@ std::string planned_rounds_line(const PreregRecord& record);
 void measure_stage(StudyRuntime& runtime, ResultsFile* file);
 
 // What the verdict stage found: the single-pass point rule per (form, k)
-// (descriptive, from the first round's points) and, for a study measured in
-// rounds, the decision under the sealed rule with its controls.
+// (the verdict of a file without rounds; a description of the first round's
+// points otherwise) and, for a study measured in rounds, the decision under
+// the sealed rule with its controls, and where each world rank ran ("host H,
+// device D", from /meta) to name a systematically slower one.
 struct StudyVerdict {
   std::vector<FormDegreeResult> point;
   std::optional<RoundsEvaluation> rounds;
+  std::vector<std::string> rank_placements;
 };
 
 // Rank 0, file only. Refuses (UsageError naming what does not match) when
@@ -64,7 +67,10 @@ StudyVerdict verdict_stage(H5File& file, const DesignClaims& claims);
 
 namespace tpb {
 
-// The verdict table rank 0 prints: the controls, then one line per (form, k).
+// The verdict table rank 0 prints: for a study measured in rounds the
+// controls, one line per (form, k), any systematic-imbalance warning, and last
+// the answer per TP degree in one line each; for a file without rounds the
+// point rule's table.
 std::string verdict_summary(const StudyVerdict& verdict);
 
 }  // namespace tpb

@@ -7,7 +7,8 @@ the ablation's sweeps (k = 2 only: no collective runs at k = 1), registration
 and TP-2 steps are under /ablation/oneshot; its registration is sealed in
 predictions_oneshot.json, registered before its steps began, and predicts
 from its own sweeps; report.md has the ablation section with a row per k and
-a verdict row per form.
+a row per form with both implementations' single-pass MAPE and no verdict
+(the study decides only over rounds).
 """
 import hashlib
 import json
@@ -78,6 +79,12 @@ rows = [line for line in section[1].splitlines() if line.startswith("| 2 |")]
 assert len(rows) == 1, rows
 forms = [line for line in section[1].splitlines() if line.startswith("| ideal | 2 |")]
 assert len(forms) == 1, forms
+# Both MAPEs and their difference, in points.
+mape_own, mape_other, change = (float(cell) for cell in forms[0].strip("|").split("|")[2:5])
+assert abs(mape_other - mape_own - change) < 0.011, forms[0]
+# One pass is described, never judged: no verdict word anywhere in the section.
+for word in ("HOLDS", "FALSIFIED", "INCONCLUSIVE", "verdict changes"):
+    assert word not in section[1], (word, section[1])
 # A form whose host term the cpu backend cannot measure is not judged here either.
 host_forms = [line for line in section[1].splitlines() if line.startswith("| host_floor | 2 |")]
 assert len(host_forms) == 1 and host_forms[0].count("NOT_APPLICABLE") == 2, host_forms

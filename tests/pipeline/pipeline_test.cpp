@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 
 #include "common/error.hpp"
@@ -63,7 +64,8 @@ void run_whole_study(const StudyDeclaration& d, const std::string& dir, const st
     RunMeta meta;
     meta.command_line = command_line;
     meta.hostnames = {"localhost"};
-    meta.rank_map = {R"({"rank": 0, "host": "localhost"})", R"({"rank": 1, "host": "localhost"})"};
+    meta.rank_map = {R"({"rank": 0, "node": "localhost", "device": "cpu"})",
+                     R"({"rank": 1, "node": "localhost", "device": "cpu"})"};
     file = std::make_unique<ResultsFile>(dir + "/study.h5", true, meta);
   }
   calibrate_stage(runtime, file.get());
@@ -160,12 +162,67 @@ TEST_F(Pipeline, VerdictsAndReportRecomputeExactlyFromRawDatasets) {
       H5Handle group = file.open_object(fmt::format("/verdict/{}/k{}", name, k));
       EXPECT_EQ(read_double_attribute(group.id(), "mape_pct"), mape) << name << " k=" << k;
       EXPECT_EQ(read_string_attribute(group.id(), "point_verdict"), verdict) << name << " k=" << k;
-      const std::string row = fmt::format("| {} | `{}` | {:.2f} % | {:.2f} % | **{}** |", k, name, mape, threshold,
-                                          verdict);
-      EXPECT_NE(report.find(row), std::string::npos) << "report lacks: " << row;
+      // The first round is described, not judged: its row carries the MAPE and no verdict.
+      const std::string row = fmt::format("| {} | `{}` | {:.2f} % | ", k, name, mape);
+      const auto at = report.find(row);
+      ASSERT_NE(at, std::string::npos) << "report lacks: " << row;
+      const std::string line = report.substr(at, report.find('\n', at) - at);
+      EXPECT_EQ(line.find("HOLDS"), std::string::npos) << line;
+      EXPECT_EQ(line.find("FALSIFIED"), std::string::npos) << line;
       ++judged;
     }
   EXPECT_EQ(judged, 10);  // 5 forms × 2 degrees
+  // Nothing in the single-pass part names a verdict beside the decision over rounds.
+  const auto single = report.find("## Single pass (first round): descriptive only");
+  const auto speedup = report.find("## Speedup from k to 2k");
+  ASSERT_NE(single, std::string::npos);
+  ASSERT_NE(speedup, std::string::npos);
+  const std::string single_pass = report.substr(single, speedup - single);
+  EXPECT_EQ(single_pass.find("HOLDS"), std::string::npos) << single_pass;
+  EXPECT_EQ(single_pass.find("FALSIFIED"), std::string::npos) << single_pass;
+  EXPECT_EQ(single_pass.find("INCONCLUSIVE"), std::string::npos) << single_pass;
+}
+
+// The first screen of report.md, before the workload, is the answer per k in
+// one line each, with the verdicts and errors the file stores; the rule's
+// text is the sealed version's.
+TEST_F(Pipeline, ReportOpensWithTheAnswerPerDegree) {
+  if (world_rank() != 0) return;
+  const std::string report = render_report_markdown(path_);
+  const auto answer = report.find("## The answer per TP degree");
+  const auto workload = report.find("## Question and declared workload");
+  ASSERT_NE(answer, std::string::npos);
+  ASSERT_NE(workload, std::string::npos);
+  EXPECT_LT(answer, workload);
+  EXPECT_EQ(report.rfind("\n## ", answer), report.find("\n## "));  // the first section
+  const std::string first_screen = report.substr(answer, workload - answer);
+  const H5File file(path_, H5Mode::read_only);
+  for (int k : {1, 2}) {
+    const auto at = first_screen.find(fmt::format("\n- TP-{}: ", k));
+    ASSERT_NE(at, std::string::npos) << first_screen;
+    const std::string line = first_screen.substr(at + 1, first_screen.find('\n', at + 1) - at - 1);
+    // `ideal` comes first, named with every form that reaches its judgement on the same figures.
+    H5Handle ideal = file.open_object(verdict_group_path("ideal", k));
+    const std::regex expected(fmt::format(R"(^- TP-{}: ideal(, [a-z_]+)* {}, error {:.2f} % )", k,
+                                          read_string_attribute(ideal.id(), "verdict"),
+                                          read_double_attribute(ideal.id(), "error_pct")));
+    EXPECT_TRUE(std::regex_search(line, expected)) << line;
+    EXPECT_NE(line.find("localized: "), std::string::npos) << line;
+    EXPECT_NE(line.find("host_floor, max_form NOT_APPLICABLE"), std::string::npos) << line;
+    // An open cell says why, and what would settle it.
+    if (read_string_attribute(ideal.id(), "verdict") == "INCONCLUSIVE") {
+      EXPECT_NE(line.find(fmt::format("({}; ", read_string_attribute(ideal.id(), "reason"))), std::string::npos)
+          << line;
+    }
+  }
+  const RoundsDesign design = *checked_registration(file).design;
+  EXPECT_NE(report.find(decision_rule_text(design.rule.version)), std::string::npos);
+  ASSERT_TRUE(design.plan.has_value());  // version 3 seals the rounds it planned
+  EXPECT_NE(first_screen.find("Round plan: " + round_plan_line(*design.plan, design.rule.kill_switch_pct)),
+            std::string::npos)
+      << first_screen;
+  // The point rule's sentence is not what decides a study measured in rounds.
+  EXPECT_EQ(report.find("- falsified when:"), std::string::npos);
 }
 
 // In every step point of the study, t_step_us is per iteration the slowest
@@ -387,6 +444,10 @@ TEST(PipelineInBlocks, ABudgetBelowEveryShardVisitsInAlternatingBlocks) {
 TEST_F(Pipeline, VerdictAttributesControlsAndNotApplicableOnCpu) {
   if (world_rank() != 0) return;
   const H5File file(path_, H5Mode::read_only);
+  const std::vector<RoundObservation> observed = read_round_observations(file, tiny_study().grid);
+  const bool terms_measured = std::all_of(observed.begin(), observed.end(), [](const RoundObservation& o) {
+    return o.nocomm_us.count(DegreeCell{2, 1, 8}) && o.rank_collective_us.count(DegreeCell{2, 1, 8});
+  });
   for (const auto& form : model_forms())
     for (int k : {1, 2}) {
       H5Handle group = file.open_object(verdict_group_path(form.name, k));
@@ -398,14 +459,30 @@ TEST_F(Pipeline, VerdictAttributesControlsAndNotApplicableOnCpu) {
       if (host_form) {
         EXPECT_EQ(verdict, "NOT_APPLICABLE") << form.name;
         EXPECT_NE(read_string_attribute(group.id(), "reason").find("host-synchronous"), std::string::npos);
+        for (const char* name : {"signed_error_pct", "cell_error_pct", "explained_by"})
+          EXPECT_FALSE(has_attribute(group.id(), name)) << form.name << " k=" << k << " has " << name;
       } else {
         EXPECT_TRUE(verdict == "HOLDS" || verdict == "FALSIFIED" || verdict == "INCONCLUSIVE") << verdict;
         EXPECT_EQ(read_integer_attribute(group.id(), "rounds"), static_cast<std::int64_t>(read_round_order(file).size()));
+        for (const char* name : {"signed_error_pct", "signed_ci_low_pct", "signed_ci_high_pct", "explained_by"})
+          EXPECT_TRUE(has_attribute(group.id(), name)) << form.name << " k=" << k << " lacks " << name;
+        EXPECT_EQ(read_double_list_attribute(group.id(), "cell_error_pct").size(), 2u);  // b ∈ {1, 2}, c = 8
+        // k = 1 runs no collective: no term is measured there in the rounds, and none is written as 0;
+        // at k = 2 the term is written exactly when the rounds hold its sources.
+        EXPECT_EQ(has_attribute(group.id(), "localized_term"), k == 2 && terms_measured) << form.name << " k=" << k;
+        if (k == 2) {
+          const std::string term = read_string_attribute(group.id(), "localized_term");
+          EXPECT_TRUE(term == "compute" || term == "collective" || term == "straggler") << term;
+        }
       }
     }
   H5Handle root = file.open_object(kVerdictGroup);
-  for (const char* name : {"control_aa", "control_same_node", "control_power_k2_over", "control_no_speedup_k2", "alpha"})
+  for (const char* name : {"control_aa", "control_same_node", "control_power_k2_over", "control_no_speedup_k2", "alpha",
+                           "final_look", "straggler_k2_pct", "straggler_k2_rank_slowdown_pct"})
     EXPECT_TRUE(has_attribute(root.id(), name)) << name;
+  EXPECT_EQ(read_integer_attribute(root.id(), "rule_version"), kDecisionRuleVersion);
+  EXPECT_EQ(read_string_attribute(root.id(), "control_same_node"), "MEASURED");  // it gates nothing
+  EXPECT_FALSE(has_attribute(root.id(), "straggler_k1_pct"));
   const std::string report_dir = dir_ + "/rounds_report";
   std::ifstream in(write_report(path_, report_dir));
   std::stringstream buffer;
@@ -417,6 +494,12 @@ TEST_F(Pipeline, VerdictAttributesControlsAndNotApplicableOnCpu) {
   ASSERT_NE(decision, std::string::npos);
   EXPECT_LT(controls, decision);
   EXPECT_NE(report.find("| 2 | `host_floor` | **NOT_APPLICABLE** |"), std::string::npos);
+  // Under version 3 the same-node control is not a gate, and the straggler term is shown per k > 1.
+  EXPECT_EQ(report.find("rank imbalance"), std::string::npos);
+  EXPECT_NE(report.find("| straggler at k = 2: "), std::string::npos);
+  EXPECT_EQ(report.find("| straggler at k = 2: per round, mean − min over the ranks of their time inside the "
+                        "collectives, % of t_step | not measured"),
+            std::string::npos);
   EXPECT_NE(report.find("## Host environment"), std::string::npos);
   EXPECT_TRUE(fs::exists(report_dir + "/fig_run_sequence.png"));
 }
