@@ -1,7 +1,8 @@
 // The small-batch kernel against a double-precision reference on every shape
 // class the step uses (k off the vector width, odd n, the LM head's n, TP shard
-// widths, the qwen2 bias), on both instruction-set paths; and its fixed order:
-// bit-identical run to run, for any thread count, batch or row shard.
+// widths, the qwen2 bias), on both instruction-set paths; its fixed order:
+// bit-identical run to run, for any thread count, batch or row shard; and the
+// packed weight order, as the kernel and the cpu backend's weights use it.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tp_decoder/backend.hpp"
 #include "tp_decoder/cpu/small_batch_gemm.hpp"
 
 namespace tpb {
@@ -28,6 +30,13 @@ std::vector<float> random_values(std::int64_t count, std::uint32_t seed) {
   std::vector<float> v(static_cast<std::size_t>(count));
   for (float& value : v) value = draw(engine);
   return v;
+}
+
+// The (n, k) row-major weight in the kernel's order.
+std::vector<float> packed(const std::vector<float>& w, std::int64_t n, std::int64_t k) {
+  std::vector<float> p(w.size(), std::nanf(""));
+  pack_weight_rows(n, k, 0, n, w.data(), p.data());
+  return p;
 }
 
 std::vector<GemmIsa> isas() {
@@ -50,7 +59,7 @@ void expect_matches_reference(const Problem& p, GemmIsa isa) {
   const auto w = random_values(p.n * p.k, 2);
   const auto b = random_values(p.n, 3);
   std::vector<float> y(static_cast<std::size_t>(p.m * p.n), std::nanf(""));
-  small_batch_gemm(isa, p.m, p.n, p.k, x.data(), w.data(), p.bias ? b.data() : nullptr, y.data());
+  small_batch_gemm(isa, p.m, p.n, p.k, x.data(), packed(w, p.n, p.k).data(), p.bias ? b.data() : nullptr, y.data());
   const double roundings = static_cast<double>(p.k / 8 + 16);
   int reported = 0;
   for (std::int64_t i = 0; i < p.m; ++i)
@@ -100,7 +109,7 @@ TEST(SmallBatchGemm, LmHeadAndTpShardWidths) {
 std::vector<float> run(GemmIsa isa, const Problem& p, const std::vector<float>& x, const std::vector<float>& w,
                        const std::vector<float>& b) {
   std::vector<float> y(static_cast<std::size_t>(p.m * p.n));
-  small_batch_gemm(isa, p.m, p.n, p.k, x.data(), w.data(), p.bias ? b.data() : nullptr, y.data());
+  small_batch_gemm(isa, p.m, p.n, p.k, x.data(), packed(w, p.n, p.k).data(), p.bias ? b.data() : nullptr, y.data());
   return y;
 }
 
@@ -128,7 +137,7 @@ TEST(SmallBatchGemm, BitIdenticalRunToRunAndAcrossThreadCounts) {
 }
 
 // A batch row's outputs do not depend on the rest of the batch, and a row
-// shard of w gives exactly the full product's columns: b = 1 and b = 8 agree
+// shard of w, packed on its own, gives exactly the full product's columns: b = 1 and b = 8 agree
 // bit for bit, as do the TP-k column shards of qkv, gate/up and the LM head.
 TEST(SmallBatchGemm, OrderIndependentOfBatchAndRowShard) {
   const Problem p{7, 301, 777, false};
@@ -150,6 +159,66 @@ TEST(SmallBatchGemm, OrderIndependentOfBatchAndRowShard) {
                 0)
           << to_string(isa) << ", batch row " << i << " of the shard";
   }
+}
+
+// Every element has one place in the packed order, (1, n) vectors keep theirs,
+// and packing rows part by part (as fused tensors are filled) or unpacking them
+// reproduces the row-major weight.
+TEST(PackedWeight, OffsetsArePermutationAndRowPartsCompose) {
+  for (std::int64_t n : {1, 2, 3, 4, 5, 9})
+    for (std::int64_t k : {1, 7, 8, 9, 24, 29}) {
+      std::vector<int> seen(static_cast<std::size_t>(n * k), 0);
+      for (std::int64_t r = 0; r < n; ++r)
+        for (std::int64_t c = 0; c < k; ++c) {
+          const std::int64_t at = packed_weight_offset(n, k, r, c);
+          ASSERT_TRUE(at >= 0 && at < n * k) << n << "x" << k << " (" << r << ", " << c << ")";
+          ++seen[static_cast<std::size_t>(at)];
+          if (n == 1) {
+            EXPECT_EQ(at, c);
+          }
+        }
+      for (int count : seen) EXPECT_EQ(count, 1) << n << "x" << k;
+      const auto w = random_values(n * k, 9);
+      std::vector<float> parts(w.size(), std::nanf(""));
+      const std::int64_t split = n / 2 + 1;  // mid-block when n > 2
+      pack_weight_rows(n, k, 0, split, w.data(), parts.data());
+      if (split < n) pack_weight_rows(n, k, split, n - split, w.data() + split * k, parts.data());
+      EXPECT_EQ(std::memcmp(parts.data(), packed(w, n, k).data(), w.size() * 4), 0) << n << "x" << k;
+      std::vector<float> back(w.size());
+      unpack_weight_rows(n, k, 0, n, parts.data(), back.data());
+      EXPECT_EQ(std::memcmp(back.data(), w.data(), w.size() * 4), 0) << n << "x" << k;
+    }
+}
+
+// The cpu backend keeps weights packed and shows them row-major: upload then
+// download returns the values, matmul multiplies by the logical weight, and an
+// embedding lookup returns the logical row.
+TEST(PackedWeight, CpuBackendShowsWeightsRowMajor) {
+  const std::unique_ptr<Backend> backend = make_backend("cpu");
+  const std::int64_t n = 11, k = 21, m = 3;
+  const auto w = random_values(n * k, 10);
+  const auto x = random_values(m * k, 11);
+  OwnedTensor weight(*backend, n, k, TensorRole::weight);
+  backend->upload(*weight, w.data());
+  std::vector<float> back(w.size());
+  backend->download(*weight, back.data());
+  EXPECT_EQ(std::memcmp(back.data(), w.data(), w.size() * 4), 0);
+
+  OwnedTensor in(*backend, m, k, TensorRole::activation), out(*backend, m, n, TensorRole::activation);
+  backend->upload(*in, x.data());
+  backend->matmul(*out, *in, *weight, nullptr);
+  std::vector<float> y(static_cast<std::size_t>(m * n));
+  backend->download(*out, y.data());
+  EXPECT_TRUE(same_bits(y, run(small_batch_gemm_isa(), {m, n, k, false}, x, w, {})));
+
+  OwnedTensor tokens(*backend, 1, 2, TensorRole::tokens), rows(*backend, 2, k, TensorRole::activation);
+  const std::int32_t ids[2] = {9, 2};
+  backend->upload_tokens(*tokens, ids);
+  backend->embedding(*rows, *weight, *tokens);
+  std::vector<float> got(static_cast<std::size_t>(2 * k));
+  backend->download(*rows, got.data());
+  for (int b = 0; b < 2; ++b)
+    EXPECT_EQ(std::memcmp(got.data() + b * k, w.data() + ids[b] * k, static_cast<std::size_t>(k) * 4), 0) << b;
 }
 
 }  // namespace

@@ -1,6 +1,5 @@
 #include "tp_decoder/cpu/cpu_backend.hpp"
 
-#include <cblas.h>
 #include <fmt/format.h>
 #include <omp.h>
 
@@ -10,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <unordered_set>
 
 #include "common/error.hpp"
 #include "tp_decoder/cpu/small_batch_gemm.hpp"
@@ -33,9 +33,8 @@ class CpuBackend final : public Backend {
  public:
   std::string name() const override { return "cpu"; }
   std::string device_description() const override {
-    return fmt::format(
-        "cpu fp32, {}, {} OpenMP threads, matmul: sgemv at m = 1, small-batch {} kernel for {} <= m <= {}, sgemm above",
-        openblas_get_config(), omp_get_max_threads(), to_string(gemm_isa_), gemm_rows_.min, gemm_rows_.max);
+    return fmt::format("cpu fp32, {} OpenMP threads, matmul: small-batch {} kernel on row-block-packed weights",
+                       omp_get_max_threads(), to_string(gemm_isa_));
   }
   MemoryKind memory_kind() const override { return MemoryKind::host; }
   ElementType storage_type(TensorRole role) const override {
@@ -56,19 +55,29 @@ class CpuBackend final : public Backend {
     // Weights and caches are filled right after allocation (by parallel first
     // touch); the rest starts at zero so no step reads garbage.
     if (role != TensorRole::weight && role != TensorRole::kv_cache) std::memset(t.data, 0, bytes);
+    if (role == TensorRole::weight) packed_.insert(t.data);
     return t;
   }
   void release(Tensor& t) override {
+    packed_.erase(t.data);
     std::free(t.data);
     t.data = nullptr;
   }
+  // Weights are seen in row-major order outside the backend: upload and
+  // download convert, straight between the caller's buffer and the tensor.
   void upload(Tensor& dst, const float* src) override {
     TPB_CHECK(dst.type == ElementType::f32, "cpu upload: destination is not an f32 tensor");
-    std::memcpy(dst.data, src, dst.bytes());
+    if (packed(dst))
+      pack_weight_rows(dst.rows, dst.cols, 0, dst.rows, src, f32(dst));
+    else
+      std::memcpy(dst.data, src, dst.bytes());
   }
   void download(const Tensor& src, float* dst) override {
     TPB_CHECK(src.type == ElementType::f32, "cpu download: source is not an f32 tensor");
-    std::memcpy(dst, src.data, src.bytes());
+    if (packed(src))
+      unpack_weight_rows(src.rows, src.cols, 0, src.rows, f32(src), dst);
+    else
+      std::memcpy(dst, src.data, src.bytes());
   }
   void upload_tokens(Tensor& dst, const std::int32_t* src) override {
     TPB_CHECK(dst.type == ElementType::i32, "cpu upload_tokens: destination is not a token tensor");
@@ -84,15 +93,21 @@ class CpuBackend final : public Backend {
     TPB_CHECK(dst.cols == slice.cols && dst_row_begin >= 0 && dst_row_begin + slice.rows <= dst.rows,
               fmt::format("cpu fill_synthetic: slice ({} x {}) does not fit rows {}.. of a ({}, {}) tensor", slice.rows,
                           slice.cols, dst_row_begin, dst.rows, dst.cols));
-    float* out = f32(dst) + dst_row_begin * dst.cols;
+    // A weight's values go straight to their packed places: no row-major
+    // copy is ever held beside it.
+    float* out = f32(dst);
+    const bool to_packed = packed(dst);
     const std::int64_t rows = slice.rows;
     const std::int64_t cols = slice.cols;
 #pragma omp parallel for collapse(2) schedule(static)
     for (std::int64_t r = 0; r < rows; ++r)
-      for (std::int64_t c = 0; c < cols; ++c)
-        out[r * cols + c] = synthetic_value(seed, tensor_key, static_cast<std::uint64_t>(slice.row_begin + r),
-                                            static_cast<std::uint64_t>(slice.col_begin + c),
-                                            static_cast<std::uint64_t>(slice.global_cols), init);
+      for (std::int64_t c = 0; c < cols; ++c) {
+        const std::int64_t row = dst_row_begin + r;
+        out[to_packed ? packed_weight_offset(dst.rows, cols, row, c) : row * cols + c] =
+            synthetic_value(seed, tensor_key, static_cast<std::uint64_t>(slice.row_begin + r),
+                            static_cast<std::uint64_t>(slice.col_begin + c),
+                            static_cast<std::uint64_t>(slice.global_cols), init);
+      }
   }
 
   void embedding(Tensor& out, const Tensor& table, const Tensor& tokens) override {
@@ -100,7 +115,11 @@ class CpuBackend final : public Backend {
     const auto* ids = static_cast<const std::int32_t*>(tokens.data);
     for (std::int64_t b = 0; b < tokens.cols; ++b) {
       TPB_CHECK(ids[b] >= 0 && ids[b] < table.rows, fmt::format("cpu embedding: token {} outside the vocabulary", ids[b]));
-      std::memcpy(f32(out) + b * out.cols, f32(table) + ids[b] * table.cols, static_cast<std::size_t>(table.cols) * 4);
+      if (packed(table))
+        unpack_weight_rows(table.rows, table.cols, ids[b], 1, f32(table), f32(out) + b * out.cols);
+      else
+        std::memcpy(f32(out) + b * out.cols, f32(table) + ids[b] * table.cols,
+                    static_cast<std::size_t>(table.cols) * 4);
     }
   }
 
@@ -128,23 +147,8 @@ class CpuBackend final : public Backend {
     const std::int64_t n = weight.rows;
     const std::int64_t k = in.cols;
     if (bias) expect_shape(*bias, 1, weight.rows, "matmul", "bias");
-    if (m >= gemm_rows_.min && m <= gemm_rows_.max) {
-      small_batch_gemm(gemm_isa_, m, n, k, f32(in), f32(weight), bias ? f32(*bias) : nullptr, f32(out));
-      return;
-    }
-    float beta = 0.0f;
-    if (bias) {
-      for (std::int64_t b = 0; b < m; ++b) std::memcpy(f32(out) + b * n, f32(*bias), static_cast<std::size_t>(n) * 4);
-      beta = 1.0f;
-    }
-    if (m == 1) {
-      cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<blasint>(n), static_cast<blasint>(k), 1.0f, f32(weight),
-                  static_cast<blasint>(k), f32(in), 1, beta, f32(out), 1);
-      return;
-    }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(m), static_cast<blasint>(n),
-                static_cast<blasint>(k), 1.0f, f32(in), static_cast<blasint>(k), f32(weight), static_cast<blasint>(k),
-                beta, f32(out), static_cast<blasint>(n));
+    TPB_CHECK(packed(weight), "cpu matmul: the weight was not allocated as a TensorRole::weight tensor");
+    small_batch_gemm(gemm_isa_, m, n, k, f32(in), f32(weight), bias ? f32(*bias) : nullptr, f32(out));
   }
 
   void rope(Tensor& qkv, const AttentionShape& shape, int position, const Tensor& inv_freq) override {
@@ -302,10 +306,15 @@ class CpuBackend final : public Backend {
     throw UsageError("--graph: the cpu backend has no step graphs (CUDA graphs need --backend cuda)");
   }
 
-  // Chosen once per backend from a table fixed in code, so every step of a run
-  // (and every rank of a machine) multiplies with the same kernel and order.
+  bool packed(const Tensor& t) const { return packed_.count(t.data) != 0; }
+
+  // Chosen once per process, so every step of a run (and every rank of a
+  // machine) multiplies with the same kernel and order.
   const GemmIsa gemm_isa_ = small_batch_gemm_isa();
-  const GemmRows gemm_rows_ = small_batch_gemm_rows(gemm_isa_);
+  // The data of every TensorRole::weight tensor: stored in the small-batch
+  // kernel's row-block order (small_batch_gemm.hpp), the same bytes as
+  // row-major; a (1, n) vector is identical in both orders.
+  std::unordered_set<const void*> packed_;
   std::vector<float> scores_;   // attention scratch: (batch * q_heads, positions)
   std::vector<float> cos_sin_;  // RoPE: cos then sin of each frequency at the current position
 };

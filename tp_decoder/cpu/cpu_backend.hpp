@@ -1,8 +1,9 @@
 #pragma once
 // The CPU backend: fp32 everywhere, the small-batch kernel (small_batch_gemm.hpp)
-// for the decode step's products up to its batch limit, OpenBLAS (OpenMP build)
-// sgemm above it, and OpenMP loops for the other operations. Host memory, so it pairs with the
-// MPI communicator. Every operation has finished when its call returns.
+// for every product, on weights stored in its row-block order (upload, download
+// and the embedding lookup see them row-major), and OpenMP loops for the other
+// operations. Host memory, so it pairs with the MPI communicator. Every
+// operation has finished when its call returns.
 #include <memory>
 
 #include "tp_decoder/backend.hpp"

@@ -2,7 +2,41 @@
 
 #include <omp.h>
 
+#include <cstring>
+
 namespace tpb {
+
+namespace {
+
+// Calls copy(i, c, offset, count) for every run of `count` columns starting at
+// column c of row row_begin + i that is contiguous in both orders (each 8-column
+// group, then the tail), `offset` being its packed place.
+template <typename Copy>
+void for_each_run(std::int64_t n, std::int64_t k, std::int64_t row_begin, std::int64_t rows, Copy copy) {
+  const std::int64_t k8 = k - k % 8;
+#pragma omp parallel for schedule(static) if (rows > 64 && omp_get_max_threads() > 1)
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const std::int64_t r = row_begin + i;
+    for (std::int64_t c = 0; c < k8; c += 8) copy(i, c, packed_weight_offset(n, k, r, c), std::int64_t{8});
+    if (k8 < k) copy(i, k8, packed_weight_offset(n, k, r, k8), k - k8);
+  }
+}
+
+}  // namespace
+
+void pack_weight_rows(std::int64_t n, std::int64_t k, std::int64_t row_begin, std::int64_t rows,
+                      const float* logical, float* packed) {
+  for_each_run(n, k, row_begin, rows, [&](std::int64_t i, std::int64_t c, std::int64_t offset, std::int64_t count) {
+    std::memcpy(packed + offset, logical + i * k + c, static_cast<std::size_t>(count) * 4);
+  });
+}
+
+void unpack_weight_rows(std::int64_t n, std::int64_t k, std::int64_t row_begin, std::int64_t rows,
+                        const float* packed, float* logical) {
+  for_each_run(n, k, row_begin, rows, [&](std::int64_t i, std::int64_t c, std::int64_t offset, std::int64_t count) {
+    std::memcpy(logical + i * k + c, packed + offset, static_cast<std::size_t>(count) * 4);
+  });
+}
 
 const char* to_string(GemmIsa isa) { return isa == GemmIsa::avx2_fma ? "avx2+fma" : "portable"; }
 
@@ -16,45 +50,39 @@ GemmIsa small_batch_gemm_isa() {
 #endif
 }
 
-GemmRows small_batch_gemm_rows(GemmIsa isa) {
-  // From jobs/bench_cpu_gemm.sh (docs/MEASUREMENT.md): from 2 rows up the AVX2
-  // kernel beats OpenBLAS sgemm on every projection shape measured; at one row
-  // sgemv reads the weight as fast or faster. The portable path, without fused
-  // multiply-adds, is held to m ≤ 8, where the weight read still bounds it.
-  switch (isa) {
-    case GemmIsa::avx2_fma: return {2, 32};
-    case GemmIsa::portable: return {2, 8};
-  }
-  return {0, -1};
-}
-
-void small_batch_gemm(GemmIsa isa, std::int64_t m, std::int64_t n, std::int64_t k, const float* x, const float* w,
-                      const float* bias, float* y) {
+void small_batch_gemm(GemmIsa isa, std::int64_t m, std::int64_t n, std::int64_t k, const float* x,
+                      const float* w_packed, const float* bias, float* y) {
   if (isa == GemmIsa::avx2_fma)
-    detail::small_batch_gemm_avx2(m, n, k, x, w, bias, y);
+    detail::small_batch_gemm_avx2(m, n, k, x, w_packed, bias, y);
   else
-    detail::small_batch_gemm_portable(m, n, k, x, w, bias, y);
+    detail::small_batch_gemm_portable(m, n, k, x, w_packed, bias, y);
 }
 
 namespace detail {
 
-// One weight row at a time against every batch row: the row (k floats) stays in
-// L1 across the batch, so the weight is read from memory once.
+// One weight row at a time against every batch row: the row's k floats (spread
+// over its block) stay in L1 across the batch, so the weight is read from memory
+// once.
 void small_batch_gemm_portable(std::int64_t m, std::int64_t n, std::int64_t k, const float* x, const float* w,
                                const float* bias, float* y) {
   const std::int64_t k8 = k - k % 8;
 #pragma omp parallel for schedule(static) if (omp_get_max_threads() > 1)
   for (std::int64_t j = 0; j < n; ++j) {
-    const float* wj = w + j * k;
+    const std::int64_t j0 = j - j % kGemmBlockRows;
+    const std::int64_t rows = n - j0 < kGemmBlockRows ? n - j0 : kGemmBlockRows;
+    const float* group = w + j0 * k + (j - j0) * 8;  // this row's first 8-column group
+    const float* tail = w + j0 * k + k8 * rows + (j - j0) * (k - k8);
     for (std::int64_t i = 0; i < m; ++i) {
       const float* xi = x + i * k;
       float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      for (std::int64_t c = 0; c < k8; c += 8)
-        for (int l = 0; l < 8; ++l) lane[l] += wj[c + l] * xi[c + l];
+      for (std::int64_t c = 0; c < k8; c += 8) {
+        const float* wc = group + c * rows;
+        for (int l = 0; l < 8; ++l) lane[l] += wc[l] * xi[c + l];
+      }
       // The AVX2 path's tree: halves, then pairs, then the last two.
       const float q0 = lane[0] + lane[4], q1 = lane[1] + lane[5], q2 = lane[2] + lane[6], q3 = lane[3] + lane[7];
       float sum = (q0 + q2) + (q1 + q3);
-      for (std::int64_t c = k8; c < k; ++c) sum += wj[c] * xi[c];
+      for (std::int64_t c = k8; c < k; ++c) sum += tail[c - k8] * xi[c];
       y[i * n + j] = bias ? sum + bias[j] : sum;
     }
   }

@@ -1,20 +1,51 @@
 #pragma once
-// The decode step's small-batch product y = x · wᵀ (+ bias): x is (m, k), w is
-// (n, k), both row-major, y is (m, n). At the batch sizes of decoding the weight
-// read is the cost, so the kernel reads each weight row block once from memory
-// and takes the dot products of every batch row from that one read; general
-// GEMMs pack and tile for large m and pay 2-4x above the weight read there
-// (docs/MEASUREMENT.md, "The small-batch GEMM").
+// The decode step's product y = x · wᵀ (+ bias): x is (m, k) row-major, w an
+// (n, k) weight stored in the row-block order below, y is (m, n). At the batch
+// sizes of decoding the weight read is the cost, so the kernel reads each
+// weight once from memory, as one contiguous stream, and takes the dot products
+// of every batch row from that one read; general GEMMs pack and tile for large m
+// and pay 2-4x above the weight read there (docs/MEASUREMENT.md, "The
+// small-batch GEMM").
+//
+// Weight order: rows are taken in blocks of kGemmBlockRows (the last block holds
+// the n % kGemmBlockRows left over, when there are any). A block of R rows
+// occupies the same R·k floats as its rows would row-major, in the order the
+// kernel reads them: the 8-column groups of the first k - k % 8 columns, each
+// group holding its 8 columns of row 0, then of row 1, ... row R - 1; then the
+// k % 8 tail columns of row 0, row 1, ... So the packed tensor has exactly the
+// bytes of the row-major one, and a weight can be written straight into this
+// order (the cpu backend's fill_synthetic and upload), with no second copy.
 //
 // Summation order, fixed: every output is eight lane sums over k (lane l takes
 // the columns c < k - k % 8 with c % 8 == l, in increasing c), joined by one
 // fixed tree, then the k % 8 tail columns in order, then the bias. It depends on
 // nothing else (not m, not the blocking, not the thread count), so the kernel is
 // bit-identical run to run, a batch row's result does not depend on its batch,
-// and a row shard of w gives the same outputs as the whole w.
+// and a row shard of w (packed on its own) gives the same outputs as the whole w.
 #include <cstdint>
 
 namespace tpb {
+
+inline constexpr std::int64_t kGemmBlockRows = 4;
+
+// Where logical element (r, c) of an (n, k) weight sits in the packed order.
+inline std::int64_t packed_weight_offset(std::int64_t n, std::int64_t k, std::int64_t r, std::int64_t c) {
+  const std::int64_t j0 = r - r % kGemmBlockRows;
+  const std::int64_t rows = n - j0 < kGemmBlockRows ? n - j0 : kGemmBlockRows;
+  const std::int64_t k8 = k - k % 8;
+  const std::int64_t in_block = c < k8 ? (c / 8) * rows * 8 + (r - j0) * 8 + c % 8
+                                       : k8 * rows + (r - j0) * (k - k8) + (c - k8);
+  return j0 * k + in_block;
+}
+
+// Rows [row_begin, row_begin + rows) of an (n, k) weight, given row-major in
+// `logical`, written to their places in `packed` (the whole packed weight).
+void pack_weight_rows(std::int64_t n, std::int64_t k, std::int64_t row_begin, std::int64_t rows,
+                      const float* logical, float* packed);
+// The reverse: rows [row_begin, row_begin + rows) of the packed (n, k) weight
+// back in row-major order.
+void unpack_weight_rows(std::int64_t n, std::int64_t k, std::int64_t row_begin, std::int64_t rows,
+                        const float* packed, float* logical);
 
 enum class GemmIsa {
   avx2_fma,  // x86-64 with AVX2 and FMA: the kernel of small_batch_gemm_avx2.cpp
@@ -27,19 +58,10 @@ const char* to_string(GemmIsa isa);
 // once, so every call of a run takes the same path.
 GemmIsa small_batch_gemm_isa();
 
-// The batches the kernel takes on `isa`; outside them the backend calls
-// OpenBLAS (sgemv for one row, sgemm above). A table fixed in code from the
-// measurement in docs/MEASUREMENT.md, never tuned at run time, so every run and
-// every rank uses the same kernel.
-struct GemmRows {
-  int min, max;
-};
-GemmRows small_batch_gemm_rows(GemmIsa isa);
-
-// y = x · wᵀ (+ bias, a row of n when not null), any m, n, k ≥ 1. With more
-// than one OpenMP thread the output rows of w are split among them.
-void small_batch_gemm(GemmIsa isa, std::int64_t m, std::int64_t n, std::int64_t k, const float* x, const float* w,
-                      const float* bias, float* y);
+// y = x · wᵀ (+ bias, a row of n when not null), w packed, any m, n, k ≥ 1.
+// With more than one OpenMP thread the row blocks of w are split among them.
+void small_batch_gemm(GemmIsa isa, std::int64_t m, std::int64_t n, std::int64_t k, const float* x,
+                      const float* w_packed, const float* bias, float* y);
 
 namespace detail {
 void small_batch_gemm_portable(std::int64_t m, std::int64_t n, std::int64_t k, const float* x, const float* w,

@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "tp_decoder/cpu/small_batch_gemm.hpp"
 
@@ -15,12 +16,18 @@
 namespace tpb::detail {
 namespace {
 
-// A block is kRows weight rows. Its columns are taken kChunk at a time, and each
-// chunk is multiplied by every batch tile before the next: the chunk (4 rows of
-// 2 KiB) stays in L1 for the tiles after the first, while the rows' streams from
-// memory run on under the prefetcher.
-constexpr int kRows = 4;
-constexpr std::int64_t kChunk = 512;
+// A block is kGemmBlockRows weight rows, packed so that its R·k floats are one
+// contiguous stream (small_batch_gemm.hpp), and the blocks follow each other:
+// the whole weight is one stream. A block's columns are taken kChunk at a time,
+// and each chunk is multiplied by every batch tile before the next: the chunk
+// (R KiB) stays in L1 for the tiles after the first. Every tile pass also
+// prefetches the stream kPrefetchFloats ahead, so the memory read goes on while
+// the later tiles compute from L1; without it the read and the FMAs took turns
+// and a batch of 4-16 rows reached about half of max(read, FMA) time
+// (docs/MEASUREMENT.md). Past the weight's end the prefetches are dropped.
+constexpr int kRows = static_cast<int>(kGemmBlockRows);
+constexpr std::int64_t kChunk = 256;
+constexpr std::int64_t kPrefetchFloats = 4096;  // 16 KiB, four 4-row chunks
 // Batch rows per tile: 4 × 3 accumulators + 3 activation vectors + 1 weight
 // vector are the 16 ymm registers.
 constexpr int kMaxTile = 3;
@@ -28,6 +35,8 @@ constexpr int kMaxTile = 3;
 // taken in groups; the weight block is then read once per group).
 constexpr int kGroup = 33;
 
+// w is the block's start; the 8-column group at column c holds its R rows'
+// vectors side by side at w + c·R.
 template <int R, int M>
 TPB_AVX2 inline void tile_pass(const float* w, const float* x, std::int64_t k, std::int64_t c0, std::int64_t c1,
                                __m256* acc) {
@@ -40,9 +49,15 @@ TPB_AVX2 inline void tile_pass(const float* w, const float* x, std::int64_t k, s
     __m256 xv[M];
 #pragma GCC unroll 3
     for (int i = 0; i < M; ++i) xv[i] = _mm256_loadu_ps(x + i * k + c);
+    // This step reads R · 32 bytes of the stream: as many bytes are prefetched
+    // (an address, not a pointer, as it may lie past the weight).
+    const std::uintptr_t ahead = reinterpret_cast<std::uintptr_t>(w + c * R) + kPrefetchFloats * 4;
+#pragma GCC unroll 2
+    for (int line = 0; line < R * 32; line += 64)
+      _mm_prefetch(reinterpret_cast<const char*>(ahead + static_cast<std::uintptr_t>(line)), _MM_HINT_T0);
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
-      const __m256 wv = _mm256_loadu_ps(w + r * k + c);
+      const __m256 wv = _mm256_loadu_ps(w + c * R + r * 8);
 #pragma GCC unroll 3
       for (int i = 0; i < M; ++i) a[r][i] = _mm256_fmadd_ps(wv, xv[i], a[r][i]);
     }
@@ -96,10 +111,10 @@ TPB_AVX2 void row_block(std::int64_t j0, std::int64_t b0, int rows, std::int64_t
     const int size = rows / tiles + (t < rows % tiles ? 1 : 0);
     for (int r = 0; r < R; ++r)
       for (int i = 0; i < size; ++i) {
-        const float* wr = wb + r * k;
+        const float* tail = wb + k8 * R + r * (k - k8);
         const float* xi = xb + (first + i) * k;
         float sum = lane_sum(acc[R * first + r * size + i]);
-        for (std::int64_t c = k8; c < k; ++c) sum += wr[c] * xi[c];
+        for (std::int64_t c = k8; c < k; ++c) sum += tail[c - k8] * xi[c];
         const std::int64_t j = j0 + r;
         y[(b0 + first + i) * n + j] = bias ? sum + bias[j] : sum;
       }

@@ -93,14 +93,12 @@ std::string library_of(const char* symbol) {
 
 int run(int reps) {
   std::vector<Candidate> candidates = probes();  // 0: read, 1: fma
-  for (Candidate& c : builtin_candidates()) candidates.push_back(std::move(c));  // 2: kept, 5: openblas
+  for (Candidate& c : builtin_candidates()) candidates.push_back(std::move(c));  // 2: kept, 4: openblas
   std::vector<std::string> notes;
   for (Candidate& c : optional_candidates(notes)) candidates.push_back(std::move(c));
   const GemmIsa isa = small_batch_gemm_isa();
-  const GemmRows rows = small_batch_gemm_rows(isa);
-  fmt::print("# bench_cpu_gemm: {} OpenMP thread(s), kept = sgemv at m = 1, small-batch {} kernel for {} <= m <= {}, "
-             "sgemm above; kernel = the {} kernel at every m\n",
-             omp_get_max_threads(), to_string(isa), rows.min, rows.max, to_string(isa));
+  fmt::print("# bench_cpu_gemm: {} OpenMP thread(s), kept = the small-batch {} kernel on packed weights at every m\n",
+             omp_get_max_threads(), to_string(isa));
   fmt::print("# cblas_sgemm from {}\n", library_of("cblas_sgemm"));
   fmt::print("# FMA peak before the run: {:.1f} GFLOP/s (one thread, {} chains, best of 7)\n", fma_peak_GFLOPs(7),
              to_string(isa));
@@ -151,7 +149,7 @@ int run(int reps) {
         const std::size_t width = std::max<std::size_t>(8, candidates[i].name.size());
         line += ready[i] ? fmt::format(" {:>{}.3f}", limit / median(ms[i]), width) : fmt::format(" {:>{}}", "-", width);
       }
-      fmt::print("{} {:>14.3f}\n", line, median(ms[2]) / median(ms[5]));
+      fmt::print("{} {:>14.3f}\n", line, median(ms[2]) / median(ms[4]));
       std::fflush(stdout);
     }
   }
