@@ -2,10 +2,9 @@
 # Fresh Debian 12 machine -> installed, built, and the default CPU study run:
 # 2 ranks, TP 1 and 2, Llama-3.2-1B shapes (2 of its 16 layers, so it runs in
 # minutes on 2 cores), a grid of batch {1, 4} x context {256}. One mpirun does
-# calibrate -> register -> measure -> verdict -> report. The measurement runs in
-# at least 10 randomized rounds of 10 visits, each 1 warm-up + 3 timed steps
-# (the round is the unit of replication: a visit's median needs few steps),
-# up to 20 while cells stay open and the 100 s measurement budget allows.
+# calibrate -> register -> measure -> verdict -> report; the study and its
+# flags are jobs/lib/quickstart-study.sh (one timed step per visit, rounds
+# planned from the calibration's spread, a 100 s measurement budget).
 # It builds what it runs: with no GPU visible it builds mpi_bench without CUDA
 # into build-cpu/, else with the CUDA backend (when nvcc is found) into build/,
 # and says which in one line.
@@ -36,13 +35,6 @@ elif [ ${#cuda[@]} -eq 0 ]; then
 else
   echo "built mpi_bench CPU only in $build: no GPU visible (the CUDA backend too, as the tests build it: TPB_BUILD_TARGET=mpi_bench jobs/build.sh, into build/)"
 fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# One OpenMP thread per rank: mpirun binds each rank to one core.
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 out=${TPB_OUT:-$root/out/quickstart}
-mkdir -p "$out"
-mpirun --oversubscribe -np 2 "$build/mpi_bench/mpi_bench" run \
-  --model "$root/tp_decoder/configs/llama-3.2-1b.json" --layers 2 \
-  --tp 1,2 --batch 1,4 --context 256 -w 1 -n 3 --sweep-iters 20 --rounds 10:20 --time-budget 100 \
-  -o "$out" --overwrite
+"$root/jobs/lib/quickstart-study.sh" "$build/mpi_bench/mpi_bench" "$out"
 echo "report: $out/report.md"

@@ -66,8 +66,9 @@ int run_study(const RunOptions& options, const Invocation& invocation) {
   decision_stage(file->h5(), runtime.memory.budget);
   file->mark_complete();
   file.reset();  // closed before the report reopens it read-only
-  fmt::print("{}", verdict_summary(results));
+  // The answer per TP degree comes last, where a reader of the log looks first.
   fmt::print("# results: {}\n# report: {}\n", results_path, write_report(results_path, options.out_dir));
+  fmt::print("{}", verdict_summary(results));
   return 0;
 }
 

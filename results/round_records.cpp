@@ -189,6 +189,8 @@ std::vector<RoundObservation> round_observations(const RoundRecords& r) {
         case RoundKind::step_nocomm:
           if (c.k == 1)
             o.compute1_us[GridCell{c.batch, c.context}] = slowest_median(r.t_step_us[i], rr, r.iterations, columns, 1);
+          else
+            o.nocomm_us[cell] = slowest_median(r.t_step_us[i], rr, r.iterations, columns, std::min(c.k, columns));
           break;
         case RoundKind::replay: break;
       }

@@ -15,7 +15,8 @@ void add_study_flags(CLI::App* app, StudyFlags& f) {
   add_count_option(*app, "--sweep-iters", "--sweep-iters", f.sweep_iters, 1,
                    "Timed calls per size in the calibration sweeps");
   add_count_option(*app, "--calibration-rounds", "--calibration-rounds", f.calibration_rounds, 1,
-                   "Randomized rounds of the calibration's shard replays and TP-1 --no-comm");
+                   "Randomized rounds of the calibration's shard replays and TP-1 --no-comm (their spread plans the "
+                   "measurement's rounds)");
   add_checked_option(*app, "--seed", f.seed, "Seed of the bootstrap and of the rounds' visiting order (sealed)",
                      [](const std::string& text) { return parse_integer("--seed", text, 0); })
       ->default_str(default_text(f.seed));

@@ -17,7 +17,7 @@ namespace tpb {
 struct StudyFlags {
   GridOptions grid = study_grid_defaults();
   int sweep_iters = 20;           // --sweep-iters
-  int calibration_rounds = 3;     // --calibration-rounds
+  int calibration_rounds = 10;    // --calibration-rounds: the round plan reads their spread (9 degrees of freedom)
   long long seed = 20240;         // --seed: bootstrap seed and the rounds' visiting order
   std::string rounds = "10:20";   // --rounds MIN:MAX
   long long time_budget_s = 0;    // --time-budget SECONDS (0: none)

@@ -29,7 +29,7 @@ namespace tpb {
 // calibration sweeps and the bootstrap.
 struct StudyDeclaration : GridChoice {
   int sweep_iters = 20;
-  int calibration_rounds = 3;  // rounds of the calibration's replays and TP-1 --no-comm
+  int calibration_rounds = 10;  // rounds of the calibration's replays and TP-1 --no-comm
   std::uint64_t bootstrap_seed = 20240;  // also seeds the visiting order of the rounds
   int bootstrap_resamples = 2000;
   int min_rounds = 10;       // --rounds MIN:MAX, sealed at registration
