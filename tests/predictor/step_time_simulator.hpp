@@ -1,40 +1,96 @@
 #pragma once
-// A simulator of noisy, spiky, drifting step times whose truth is known. It
-// lays out one study on a time line (calibration rounds of the anchor
-// conditions, then measurement rounds in a randomized order), draws every
-// iteration's time, and feeds the per-round medians to the same decision
-// code that judges real files. "True error" is the form's error against the
-// noise-free step time.
+// A simulator of the quick start's study on this machine, whose truth is
+// known. It lays one study out visit by visit (calibration rounds of the
+// anchors, then measurement rounds of the ten quick-start conditions in the
+// sealed Fisher–Yates order), draws every visit's single timed step from a
+// noise model fitted to measurements made here (tests/predictor/noise/), and
+// judges the rounds with evaluate_rounds, look by look, as the measure and
+// verdict stages do. "True error" is the TP-2 step's noise-free time against
+// the prediction on noise-free anchors.
+#include <array>
 #include <cstdint>
+#include <vector>
 
 #include "predictor/decision_rule.hpp"
+#include "predictor/registration.hpp"
+#include "predictor/round_evaluation.hpp"
 
 namespace tpb::sim {
 
-struct SimulatorConfig {
-  double true_error = 0.05;        // |prediction on noise-free terms / noise-free step − 1|
-  int grid_cells = 2;              // the quick start's grid: batch 1, 8 × context 256
-  int iterations_per_visit = 10;   // the quick start's -n 10
-  int calibration_rounds = 8;      // rounds of anchor visits before registration
-  double spread = 0.10;            // per-iteration noise: log-normal with this σ (≈ 10 % CV)
-  double spike_probability = 0.05; // share of iterations that spike ...
-  double spike_low = 1.5;          // ... by a factor uniform in [spike_low, spike_high]
-  double spike_high = 3.0;
-  double stretch_factor = 1.30;    // a slow stretch (+30 %) ...
-  double stretch_fraction = 1.0 / 3.0;  // ... lasting this share of the run, placed at random
-  double max_drift = 0.10;         // linear drift over the run, magnitude uniform in [0, max], either sign
-  int family_cells = 10;           // judged (form, k) cells sharing α: 5 forms × k ∈ {1, 2}
-  DecisionRule rule;
+// The quick start's grid: k {1, 2} × batch {1, 4} × context 256, and per
+// grid cell the five conditions a round visits.
+inline constexpr std::array<int, 2> kBatches{1, 4};
+inline constexpr int kContext = 256;
+inline constexpr int kGridCells = static_cast<int>(kBatches.size());
+enum Condition { kStep1, kStep2, kNoComm2, kReplay2, kCompute1, kConditions };
+
+// One AR(1) process over the visit sequence, stationary at `log_sd`.
+struct Ar1 {
+  double log_sd = 0;
+  double lag1 = 0;  // autocorrelation from one visit to the next
 };
+
+// The noise of one timed step in ln t; fitted by tests/predictor/noise/fit_noise.py.
+struct NoiseModel {
+  // Round-to-round noise of each condition beyond the parts below, per grid cell.
+  std::array<std::array<double, kConditions>, kGridCells> independent_log_sd{};
+  double common_log_sd = 0;  // one draw per round, shared by every condition in it
+  std::vector<Ar1> flicker;  // level changes: a sum of AR(1) processes over visits
+  double spike_probability = 0;  // a visit spikes by exp(U(spike_log_low, spike_log_high))
+  double spike_log_low = 0;
+  double spike_log_high = 0;
+  // Per visit and rank, independent: TP-1 on every rank reads rank 0's, a
+  // TP-2 step waits for the slower of its two ranks.
+  double rank_log_sd = 0;
+  double drift_log_per_visit = 0;  // common linear drift; the sign is drawn per study
+};
+
+NoiseModel fitted_noise();  // this machine's
+
+// Noise-free times of one grid cell, µs.
+struct CellTruth {
+  double compute1_us = 0;    // TP-1 --no-comm, the anchor t_compute(1)
+  double collective_us = 0;  // the sealed collective term coll(2)
+};
+std::array<CellTruth, kGridCells> fitted_truth();
+
+struct SimulatorConfig {
+  NoiseModel noise = fitted_noise();
+  std::array<CellTruth, kGridCells> truth = fitted_truth();
+  // Per grid cell, |noise-free TP-2 step / the prediction of `ideal` and
+  // `replay` on noise-free anchors − 1|; one sign per study, drawn at random.
+  std::array<double, kGridCells> true_error{0.05, 0.05};
+  double rank1_slowdown = 0;   // rank 1 computes this much slower in every TP-2 step (systematic)
+  int calibration_rounds = 10;
+  int measurement_rounds = 60;  // visits drawn; the rule's checkpoints judge a prefix
+};
+
+// One study's data, before any judging.
+struct SimulatedStudy {
+  Registration registration;  // sealed from the calibration rounds' medians; design left to the judge
+  std::vector<RoundObservation> rounds;
+  // The planner's proxy per grid cell: SD over calibration rounds of
+  // ln t_replay(2) − ln t_compute(1).
+  std::array<double, kGridCells> proxy_log_sd{};
+  // Over the measurement rounds, per grid cell: SD of ln(TP-2 step / `ideal`'s paired prediction).
+  std::array<double, kGridCells> paired_log_sd{};
+};
+
+SimulatedStudy simulate_study(const SimulatorConfig& config, std::uint64_t seed);
 
 struct StudyOutcome {
-  Outcome verdict = Outcome::inconclusive;    // the judged cell, with the controls' gates
-  InconclusiveReason reason = InconclusiveReason::none;
-  int rounds = 0;                             // rounds measured when the study stopped
-  Outcome point_rule = Outcome::inconclusive; // the old rule: one-pass MAPE vs kill switch
+  RoundsEvaluation evaluation;  // the final look's, as the verdict stage judges the file
+  int rounds = 0;               // rounds measured when the study stopped
 };
 
-// One simulated study, all randomness from `seed`.
-StudyOutcome simulate_study(const SimulatorConfig& config, std::uint64_t seed);
+// The study judged at the rule's checkpoints (a prefix of study.rounds, the
+// last checkpoint ≤ their count): at each look evaluate_rounds as a
+// non-final look; the first where every cell is decided, or the last
+// checkpoint, ends the study, and its rounds are judged again as the final
+// look (which spends the α left).
+StudyOutcome judge_study(const SimulatedStudy& study, const DecisionRule& rule);
+
+// The verdict of (form, k) in an evaluation; throws when absent.
+const CellVerdict& verdict_of(const RoundsEvaluation& evaluation, const char* form, int k);
 
 }  // namespace tpb::sim
