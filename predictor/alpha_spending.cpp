@@ -29,7 +29,9 @@ double obrien_fleming_spent(double family_alpha, double information) {
   if (information <= 0.0) return 0.0;
   if (information >= 1.0) return family_alpha;
   const double z = normal_quantile(1.0 - family_alpha / 2.0);
-  return 2.0 * (1.0 - normal_cdf(z / std::sqrt(information)));
+  // 2·(1 − Φ(x)) = erfc(x / √2), without the cancellation of 1 − Φ, which
+  // would read an early look's tiny share as exactly 0.
+  return std::erfc(z / std::sqrt(information) / std::numbers::sqrt2);
 }
 
 double look_alpha(double family_alpha, const std::vector<int>& checkpoints, int rounds_done, bool final_look) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "common/error.hpp"
 #include "predictor/alpha_spending.hpp"
@@ -59,7 +60,10 @@ double decision_alpha(const DecisionRule& rule, int judged_cells, int rounds_don
   if (rule.version == 2)
     return bonferroni_alpha(rule.family_alpha, judged_cells, static_cast<int>(rule.checkpoints.size()));
   TPB_CHECK(judged_cells > 0, fmt::format("alpha shared by {} judged cells", judged_cells));
-  return look_alpha(rule.family_alpha, rule.checkpoints, rounds_done, final_look) / judged_cells;
+  // A look so early that its share underflows can decide nothing: the least
+  // positive α keeps every interval unformed rather than undefined.
+  return std::max(look_alpha(rule.family_alpha, rule.checkpoints, rounds_done, final_look) / judged_cells,
+                  std::numeric_limits<double>::min());
 }
 
 IntervalDecision decide_on_interval(const RoundInterval& interval, double kill_switch_pct) {

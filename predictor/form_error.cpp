@@ -109,7 +109,11 @@ FormErrorInterval form_error_interval(const LogRatios& rounds, double alpha, con
   RoundInterval& u = interval.unsigned_error;
   u.rounds = static_cast<int>(n);
   u.estimate = interval.estimate.error_pct;
-  const int resamples = std::min(resamples_for(resampling.resamples, alpha), kMaxResamples);
+  // An interval that cannot form at this α (too few rounds, or more
+  // resamples than the cap) costs only the sealed resamples of p_exceeds.
+  const bool formable = static_cast<int>(n) >= min_rounds_for_median_interval(alpha) &&
+                        resamples_for(resampling.resamples, alpha) <= kMaxResamples;
+  const int resamples = formable ? resamples_for(resampling.resamples, alpha) : resampling.resamples;
   SplitMix64 rng(resampling.seed);
   std::vector<int> counts(n);
   std::vector<double> unsigned_errors, signed_errors;
@@ -127,9 +131,7 @@ FormErrorInterval form_error_interval(const LogRatios& rounds, double alpha, con
   std::sort(signed_errors.begin(), signed_errors.end());
   const auto first_above = std::upper_bound(unsigned_errors.begin(), unsigned_errors.end(), threshold_pct);
   interval.p_exceeds = static_cast<double>(unsigned_errors.end() - first_above) / resamples;
-  if (static_cast<int>(n) < min_rounds_for_median_interval(alpha) ||
-      resamples_for(resampling.resamples, alpha) > kMaxResamples)
-    return interval;
+  if (!formable) return interval;
   u.formed = true;
   u.low = sorted_quantile(unsigned_errors, alpha / 2.0);
   u.high = sorted_quantile(unsigned_errors, 1.0 - alpha / 2.0);

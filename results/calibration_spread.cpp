@@ -46,9 +46,9 @@ CalibrationSpread read_calibration_spread(const H5File& file, const Grid& grid) 
   CalibrationSpread spread;
   const std::vector<double> durations =
       file.read_doubles(visit_dataset_path(visit_dataset::duration_us, RoundsPhase::calibrate));
-  if (!durations.empty())
-    spread.seconds_per_visit =
-        std::accumulate(durations.begin(), durations.end(), 0.0) / static_cast<double>(durations.size()) / 1e6;
+  // The median: a shard's first visit also draws its weights, which no
+  // measurement round repeats.
+  if (!durations.empty()) spread.seconds_per_visit = median(durations) / 1e6;
   for (int b : grid.batch)
     for (int c : grid.context) {
       const std::vector<double> compute1 = round_medians(file, RoundKind::step_nocomm, 1, b, c);

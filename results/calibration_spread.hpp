@@ -18,7 +18,7 @@ struct CalibrationSpread {
   // ln t_compute(1) over √2. Each round's value is rank 0's median over its
   // iterations, as the anchors are.
   std::vector<double> cell_log_sd;
-  double seconds_per_visit = 0;     // mean calibration visit, warm-up and gather included
+  double seconds_per_visit = 0;     // median calibration visit, warm-up and gather included
 };
 
 // UsageError when the file has no calibration rounds. Fewer than 3 rounds

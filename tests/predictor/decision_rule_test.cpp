@@ -278,6 +278,20 @@ TEST(DecisionRuleOptions, Version3SpendsAlphaOverTheLooksAndSplitsItOverCells) {
   EXPECT_THROW(validate_decision_rule(rule), UsageError);
 }
 
+TEST(DecisionRuleOptions, AnEarlyLookOfALongPlanFormsNoIntervalAndThrowsNothing) {
+  DecisionRule rule;
+  rule.checkpoints = {10, 20, 40, 80, 160, 200};
+  const double early = decision_alpha(rule, 4, 10, false);  // O'Brien–Fleming at t = 0.05: about 1e-18 over 4
+  EXPECT_GT(early, 0.0);
+  EXPECT_LT(early, 1e-15);
+  CellEvidence evidence;
+  evidence.log_ratios.paired.assign(10, {0.01});
+  evidence.log_ratios.sealed = evidence.log_ratios.paired;
+  evidence.log_ratios.drift_pct.assign(10, 0.0);
+  const CellVerdict verdict = judge_cell(evidence, kOpen, rule, early);
+  EXPECT_EQ(verdict.reason, InconclusiveReason::too_few_rounds);
+}
+
 TEST(StopRule, StopsAtACheckpointWhenAllDecidedOrAtTheMaximum) {
   DecisionRule rule;  // checkpoints 8, 16, 32
   CellVerdict decided, open;
