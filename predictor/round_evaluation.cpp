@@ -93,7 +93,8 @@ bool counted_in_family(int rule_version, std::string_view form, int k) {
 int family_cell_count(int rule_version, BackendKind backend, const std::vector<int>& tp) {
   int cells = 0;
   for (const ModelForm& form : model_forms())
-    for (int k : tp) cells += not_applicable_reason(form.name, backend).empty() && counted_in_family(rule_version, form.name, k);
+    for (int k : tp)
+      cells += not_applicable_reason(form.name, backend).empty() && counted_in_family(rule_version, form.name, k);
   return cells;
 }
 

@@ -36,8 +36,8 @@ std::optional<Localization> localize_rounds(const Registration& r, const ModelFo
           return std::nullopt;
         const Prediction p = form.predict(paired_inputs(find_cell_inputs(r, k, b, c), round));
         const auto least = std::min_element(waits->second.begin(), waits->second.end());
-        const double mean =
-            std::accumulate(waits->second.begin(), waits->second.end(), 0.0) / static_cast<double>(waits->second.size());
+        const std::vector<double>& w = waits->second;
+        const double mean = std::accumulate(w.begin(), w.end(), 0.0) / static_cast<double>(w.size());
         compute.measured.push_back(nocomm->second);
         compute.predicted.push_back(p.terms.compute_us);
         collective.measured.push_back(*least);

@@ -65,7 +65,8 @@ CalibrationSpread read_calibration_spread(const H5File& file, const Grid& grid) 
       }
       if (sd == 0.0) {  // k = 1 alone: two measurements one round apart
         std::vector<double> d;
-        for (std::size_t r = 1; r < compute1.size(); ++r) d.push_back(std::log(compute1[r]) - std::log(compute1[r - 1]));
+        for (std::size_t r = 1; r < compute1.size(); ++r)
+          d.push_back(std::log(compute1[r]) - std::log(compute1[r - 1]));
         sd = sample_sd(d) / std::sqrt(2.0);
       }
       spread.cell_log_sd.push_back(sd);

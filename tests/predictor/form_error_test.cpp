@@ -15,16 +15,18 @@
 namespace tpb {
 namespace {
 
-double gaussian(SplitMix64& rng) {  // Box–Muller
+double standard_normal_draw(SplitMix64& rng) {  // Box–Muller
   const double radius = std::sqrt(-2.0 * std::log(1.0 - uniform_unit(rng)));
   return radius * std::cos(2.0 * std::numbers::pi * uniform_unit(rng));
 }
 
 // rounds × cells of ln(1 + error_c) + σ_c·z: the truth of cell c is error_c.
-LogRatios noisy(int rounds, const std::vector<double>& error, const std::vector<double>& sigma, SplitMix64& rng) {
+LogRatios noisy_log_ratios(int rounds, const std::vector<double>& error, const std::vector<double>& sigma,
+                           SplitMix64& rng) {
   LogRatios out(static_cast<std::size_t>(rounds));
   for (auto& round : out)
-    for (std::size_t c = 0; c < error.size(); ++c) round.push_back(std::log1p(error[c]) + sigma[c] * gaussian(rng));
+    for (std::size_t c = 0; c < error.size(); ++c)
+      round.push_back(std::log1p(error[c]) + sigma[c] * standard_normal_draw(rng));
   return out;
 }
 
@@ -70,7 +72,7 @@ TEST(FormError, NoiseWidensTheIntervalButDoesNotInflateTheEstimate) {
   SplitMix64 rng(5);
   double median_first = 0, round_mape = 0;
   for (int study = 0; study < 50; ++study) {
-    const LogRatios rounds = noisy(60, {0.0, 0.0}, {0.17, 0.06}, rng);
+    const LogRatios rounds = noisy_log_ratios(60, {0.0, 0.0}, {0.17, 0.06}, rng);
     median_first += form_error(rounds).error_pct / 50.0;
     round_mape += median_of_round_mape(rounds) / 50.0;
   }
@@ -89,7 +91,7 @@ Coverage coverage(double error, int rounds, double alpha, int resamples) {
   Coverage c;
   const int studies = 2000;
   for (int study = 0; study < studies; ++study) {
-    const LogRatios r = noisy(rounds, {error, error}, {0.14, 0.07}, rng);
+    const LogRatios r = noisy_log_ratios(rounds, {error, error}, {0.14, 0.07}, rng);
     const RoundInterval i = form_error_interval(r, alpha, {resamples, static_cast<std::uint64_t>(study)},
                                                 15.0).unsigned_error;
     c.upper += (i.high >= error * 100.0) / static_cast<double>(studies);
