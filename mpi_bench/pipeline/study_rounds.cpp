@@ -62,16 +62,15 @@ void measure_ranks_alone(StudyRuntime& rt, ResultsFile* file, TpGroups& groups,
     }
 }
 
-// Rank 0 at the end of a round: whether to stop, and why.
+// Rank 0 at the end of a round: whether to stop, and why. A look that ends
+// the study whatever it finds (the last checkpoint, or the time budget not
+// holding the next) is judged as the final look, which spends the α left;
+// any other look spends only its share, and stops when every cell is decided.
 std::string stop_reason(const Registration& registration, const RoundsDesign& design, const RoundRecords& records,
                         double elapsed_s) {
   const int done = static_cast<int>(records.order.size());
   if (!is_checkpoint(design.rule, done)) return "";
   if (done >= design.rule.max_rounds()) return "maximum rounds";
-  const RoundsEvaluation evaluation = evaluate_rounds(registration, design, round_observations(records));
-  std::vector<CellVerdict> verdicts;
-  for (const auto& cell : evaluation.cells) verdicts.push_back(cell.verdict);
-  if (should_stop(design.rule, done, verdicts)) return "every cell decided";
   if (design.time_budget_s > 0) {
     int next = done;
     for (int checkpoint : design.rule.checkpoints)
@@ -84,6 +83,11 @@ std::string stop_reason(const Registration& registration, const RoundsDesign& de
       return fmt::format("time budget: {} rounds would take about {:.0f} s of the {:.0f} s budget", next, projected_s,
                          design.time_budget_s);
   }
+  const RoundsEvaluation evaluation =
+      evaluate_rounds(registration, design, round_observations(records), /*final_look=*/false);
+  std::vector<CellVerdict> verdicts;
+  for (const auto& cell : evaluation.cells) verdicts.push_back(cell.verdict);
+  if (should_stop(design.rule, done, verdicts)) return "every cell decided";
   return "";
 }
 
