@@ -133,7 +133,9 @@ TEST(StudyPoint, AKeptPointStateMakesARevisitOneTimedStep) {
   const auto steps_of_visit = [&](PointState state, const StepOptions& o) {
     const int before = counting->steps();
     const GatheredPoint visit = run_point_everywhere(rt, group.get(), point, o, InSituCollectives::skip, state);
-    if (rt.ranks.is_root()) EXPECT_EQ(visit.group0.t_rank_us.size(), static_cast<std::size_t>(rt.ranks.size));
+    if (rt.ranks.is_root()) {
+      EXPECT_EQ(visit.group0.t_rank_us.size(), static_cast<std::size_t>(rt.ranks.size));
+    }
     return counting->steps() - before;
   };
   EXPECT_EQ(steps_of_visit(PointState::rebuilt, options), 2);
@@ -152,7 +154,9 @@ TEST(StudyPoint, AKeptPointStateMakesARevisitOneTimedStep) {
   const StepTerms terms = run_step_point(*rt.backend, group.get(), rt.config, point, checked, &shard.weights,
                                          &shard.states);
   EXPECT_TRUE(terms.check.failure.empty()) << terms.check.failure;
-  if (group->rank() == 0 && point.tp > 1) EXPECT_TRUE(terms.check.compared);
+  if (group->rank() == 0 && point.tp > 1) {
+    EXPECT_TRUE(terms.check.compared);
+  }
 }
 
 // A study point as written: t_step_us holds, per iteration, the slowest rank
