@@ -186,7 +186,7 @@ def prepare_inputs(command, scratch, mpiexec, mpi_bench):
         # the study is rank 1 starting the first visit of the first round.
         config = os.path.join(SOURCE_DIR, "tp_decoder", "configs", "tiny-llama.json")
         killed = run_mpi_bench(["run", "--model", config, "--tp", "1,2", "-w", "1", "-n", "3", "--sweep-iters", "2",
-                                "-o", os.path.join(scratch, "unfinished")],
+                                "--calibration-rounds", "3", "-o", os.path.join(scratch, "unfinished")],
                                mpiexec, mpi_bench, 2, {"TPB_FAULT": "1:study:kill:38"}, check=False)
         if killed.returncode != 137:
             sys.exit(f"setup: the study killed on purpose exited {killed.returncode}, not 137\n{killed.stderr}")
