@@ -21,6 +21,7 @@ TEST(RoundPlan, RoundsForEffectOfOneLookByHand) {
   in.judged_cells = 1;
   in.min_rounds = 1000;
   in.max_rounds = 1000;
+  in.power = 0.80;
   EXPECT_EQ(rounds_for_effect(in, 0.10), 28);
   EXPECT_EQ(rounds_for_effect(in, 0.05), 7);  // (5.2064 / 2)² = 6.78
 }
@@ -34,6 +35,7 @@ TEST(RoundPlan, RoundsForEffectSpendsTheLastLooksAlpha) {
   in.judged_cells = 4;
   in.min_rounds = 10;
   in.max_rounds = 60;
+  in.power = 0.80;
   EXPECT_EQ(rounds_for_effect(in, 0.10), 40);
 }
 
