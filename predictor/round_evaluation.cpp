@@ -192,9 +192,8 @@ RoundsEvaluation evaluate_rounds(const Registration& r, const RoundsDesign& desi
   for (const Pending& p : pending) {
     CellVerdict verdict = judge_cell(p.evidence, gates_for(p.k, gates_source), rule, out.alpha);
     const auto straggler = out.straggler.find(p.k);
-    if (verdict.outcome == Outcome::falsified && straggler != out.straggler.end() &&
-        straggler_explains(straggler->second, verdict.error_ci_low_pct))
-      verdict.explained_by = "straggler";
+    if (verdict.outcome == Outcome::falsified && straggler != out.straggler.end() && verdict.signed_error_pct > 0)
+      verdict.explained_by = straggler_explanation(straggler->second, verdict.error_ci_low_pct);
     out.cells.push_back({std::string(p.form->name), p.k, std::move(verdict),
                          p.evidence.applicable ? localize_rounds(r, *p.form, p.k, rounds) : std::nullopt});
   }

@@ -20,8 +20,12 @@ TEST(StragglerTerm, HandComputedRounds) {
   EXPECT_DOUBLE_EQ(term.ranks[0].slowdown_pct.estimate, 20.0);
   EXPECT_DOUBLE_EQ(term.ranks[1].slowdown_pct.estimate, 0.0);
   EXPECT_EQ(term.systematic_rank, 0);  // 20 % > K/2 = 7.5 %
-  EXPECT_TRUE(straggler_explains(term, 9.0));
-  EXPECT_FALSE(straggler_explains(term, 11.0));
+  // An error's lower bound L in % of the prediction is L / (1 + L) of the step:
+  // 10 % → 9.1 % of the step, within the straggler's 10 %; 12 % → 10.7 %,
+  // beyond it but within rank 0's 20 %; 30 % → 23.1 %, beyond both.
+  EXPECT_EQ(straggler_explanation(term, 10.0), "straggler");
+  EXPECT_EQ(straggler_explanation(term, 12.0), "rank 0 slower");
+  EXPECT_EQ(straggler_explanation(term, 30.0), "");
 }
 
 TEST(StragglerTerm, SlowdownBelowHalfTheKillSwitchIsNoWarning) {
