@@ -23,21 +23,21 @@ namespace tpb::sim {
 NoiseModel fitted_noise() {
   // FITTED-NOISE-BEGIN (tests/predictor/noise/fit_noise.py prints this block)
   NoiseModel m;
-  m.independent_log_sd = {{{0.1688, 0.0050, 0.0050, 0.3157, 0.3378}, {0.0050, 0.0050, 0.0050, 0.0050, 0.0050}}};
-  m.common_log_sd = 0.2344;
-  m.flicker = {{0.1201, 0.6065}, {0.1047, 0.9692}, {0.0742, 0.9922}};
-  m.spike_probability = 0.0107;
-  m.spike_log_low = 0.332;
-  m.spike_log_high = 1.688;
-  m.rank_log_sd = 0.1027;
-  m.drift_log_per_visit = 0.002792;
+  m.independent_log_sd = {{{0.0050, 0.0635, 0.0242, 0.0050, 0.0050}, {0.0050, 0.0050, 0.0050, 0.0050, 0.0050}}};
+  m.common_log_sd = 0.1441;
+  m.flicker = {{0.0337, 0.6065}, {0.0194, 0.9692}};
+  m.spike_probability = 0.0086;
+  m.spike_log_low = 0.194;
+  m.spike_log_high = 0.259;
+  m.rank_log_sd = 0.0404;
+  m.drift_log_per_visit = 0.000072;
   return m;
   // FITTED-NOISE-END
 }
 
 std::array<CellTruth, kGridCells> fitted_truth() {
   // FITTED-TRUTH-BEGIN
-  return {{{207043.7, 68.4}, {582091.3, 73.0}}};
+  return {{{61925.5, 63.2}, {71105.1, 180.6}}};
   // FITTED-TRUTH-END
 }
 

@@ -86,17 +86,18 @@ const Rates& quick_start(double error_b1, double error_b4) {
   return found->second;
 }
 
-// The targets of issue 23 at the quick start's looks. At the noise fitted
-// here (measured while other builds loaded both cores: per-round log-SDs of
-// 18–46 %, a common part of 23 %, a drift of 2.8 % per round) no target is
-// met, and the tests are disabled rather than loosened. Measured with 60
-// studies per case (seeds 1000–1059): ideal k = 2 HOLDS 0 % at true errors
-// 0, 5 % and 12 %/2 % (INCONCLUSIVE: straddles_threshold and drift; the A/A
-// HOLDS in none); at 15 % nothing is decided; at 30 % FALSIFIED 50 %;
-// no_speedup at k = 2 FALSIFIED 80–100 %. With every noise part scaled by
-// 0.35 (about the idle figures of issue 23) HOLDS is still only 40–43 % at
-// 0 to 7 %, mostly withheld by the drift gate, and FALSIFIED 82 % at 30 %.
-// Run them with --gtest_also_run_disabled_tests.
+// The targets of issue 23 at the quick start's looks, on the noise fitted to
+// an idle run of this machine (tests/predictor/noise/: 700 consecutive steps
+// and an 80-round quick-start study; a common part of 14.4 % per round,
+// flicker 3.9 %, rank imbalance 4.0 %, drift 0.07 % per round). Measured with
+// 60 studies per case (seeds 1000–1059): ideal k = 2 HOLDS 68 % at true
+// errors 0, 5 % and 12 %/2 %, INCONCLUSIVE otherwise, a third of it
+// underpowered; the A/A HOLDS in 82 %. The model draws the common part anew
+// every round, so the power check's previous-round anchor sees it twice, where
+// on the machine it moves slowly (the 10 idle reruns of the quick start passed
+// every power check). These three are disabled rather than loosened until the
+// common part is modelled as the slow process it is; run them with
+// --gtest_also_run_disabled_tests.
 TEST(StepTimeSimulator, DISABLED_AaHolds) {
   const Rates& rates = quick_start(0.0, 0.0);
   EXPECT_GE(rates.aa_holds, 0.95);
@@ -123,13 +124,13 @@ TEST(StepTimeSimulator, ErrorAtTheKillSwitchIsRarelyDecided) {
   EXPECT_LE(rates.falsified, 0.05);
 }
 
-TEST(StepTimeSimulator, DISABLED_ThirtyPercentErrorIsFalsified) {
+TEST(StepTimeSimulator, ThirtyPercentErrorIsFalsified) {
   const Rates& rates = quick_start(0.30, 0.30);
   EXPECT_GE(rates.falsified, 0.95);
   EXPECT_EQ(rates.holds, 0.0);
 }
 
-TEST(StepTimeSimulator, DISABLED_NoSpeedupIsFalsifiedAtKEqualsTwo) {
+TEST(StepTimeSimulator, NoSpeedupIsFalsifiedAtKEqualsTwo) {
   // The negative control in every case: t_compute(1) + coll against a step of about half that.
   for (const auto& errors : {std::make_pair(0.0, 0.0), std::make_pair(0.05, 0.05), std::make_pair(0.30, 0.30)})
     EXPECT_GE(quick_start(errors.first, errors.second).no_speedup_falsified, 0.99);
@@ -163,22 +164,25 @@ TEST(StepTimeSimulator, MedianOfMapeRarelyHoldsTwoPointsBelowTheKillSwitch) {
   std::printf("13 %% below K, 200 rounds: median-first HOLDS %.1f %% (mean error %.1f %%), median of MAPE HOLDS "
               "%.1f %% (mean error %.1f %%)\n",
               100.0 * v3_holds / kRegressionStudies, v3_error, 100.0 * v2_holds / kRegressionStudies, v2_error);
-  // At the fitted noise: median-first 20 % HOLDS (mean error 12.6 %), median
-  // of MAPE 0 % (25.0 %); the issue asked for the new statistic to HOLD
-  // mostly, which this noise does not allow at 200 rounds.
-  EXPECT_LE(v2_holds, kRegressionStudies / 10);
-  EXPECT_GT(v3_holds, v2_holds);
-  EXPECT_GT(v2_error, v3_error + 5.0);
+  // At the fitted noise: median-first 90 % HOLDS (mean error 13.1 %), median
+  // of MAPE 40 % (13.9 %). The pairing cancels the common part, so the noise
+  // left in a per-round MAPE is small here and inflates it by under a point;
+  // enough, 2 points below K, to leave most studies open.
+  EXPECT_GE(v3_holds, kRegressionStudies * 8 / 10);
+  EXPECT_LE(v2_holds, kRegressionStudies / 2);
+  EXPECT_GT(v2_error, v3_error);
 }
 
 TEST(StepTimeSimulator, DISABLED_PlannedRoundsDecideHalfTheKillSwitch) {
   // plan_rounds on each study's own 10 calibration rounds (the proxy: SD of
   // ln t_replay(2) − ln t_compute(1) per cell); the study then runs to the
   // checkpoints of its planned N. A true error of K/2 must be decided in
-  // ≥ 80 % of studies (the plan's power). At the fitted noise the plan needs
-  // more than the 200 rounds allowed (mean planned 198.3) and decides 0 of 30
-  // studies (64 s of CPU): disabled, not loosened; run it with
-  // --gtest_also_run_disabled_tests.
+  // ≥ 80 % of studies (the plan's power). At the fitted noise the plans
+  // average 42.8 rounds and decide 40 % of 30 studies, withheld by the same
+  // underpowered gate as the cases above: disabled, not loosened; run it with
+  // --gtest_also_run_disabled_tests. The proxy against the TP-2 paired
+  // spread: 1.16 in the simulator; on the idle study 1.00 (b = 1) and 0.89
+  // (b = 4), so the sealed inflation of 1.5 plans more rounds than needed.
   constexpr int kPlanStudies = 30;
   constexpr int kMaxRounds = 200;
   SimulatorConfig config;
