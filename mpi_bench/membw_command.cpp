@@ -76,12 +76,17 @@ std::string matmul_phase_fractions(const ModelConfig& config, int tp, int batch,
     std::int64_t n, k, times;  // output rows of the weight, its columns, calls per step
   };
   const std::int64_t layers = config.num_layers;
-  const Product products[] = {
+  std::vector<Product> products = {
       {Phase::qkv, static_cast<std::int64_t>(plan.q_heads + 2 * plan.kv_heads) * plan.head_dim, hidden, layers},
       {Phase::o_proj, hidden, static_cast<std::int64_t>(plan.q_heads) * plan.head_dim, layers},
-      {Phase::gate_up, 2 * static_cast<std::int64_t>(plan.intermediate), hidden, layers},
-      {Phase::down, hidden, plan.intermediate, layers},
       {Phase::lm_head, plan.vocab, hidden, 1}};
+  // A sparse layer's gate_up and down mix experts of two widths (routed and
+  // shared), so only the dense MLP's have one limit to compare with.
+  if (!config.is_moe()) {
+    const Product mlp[] = {{Phase::gate_up, 2 * static_cast<std::int64_t>(plan.intermediate), hidden, layers},
+                           {Phase::down, hidden, plan.intermediate, layers}};
+    products.insert(products.begin() + 2, std::begin(mlp), std::end(mlp));  // before the LM head, in step order
+  }
   std::string line = "#   matmul phases, limit / time:";
   for (const Product& p : products) {
     const auto& samples = terms.phase_us[static_cast<std::size_t>(p.phase)];

@@ -100,6 +100,13 @@ StepPointAttributes step_point_attributes(const StepRunInfo& info, const ModelCo
   a.iters = o.iters;
   a.seed = fmt::format("{:#x}", o.seed);
   a.weight_bytes_per_step = t.weight_bytes_per_step;
+  if (config.is_moe()) {
+    a.experts_per_layer = config.moe.num_experts;
+    a.experts_touched.assign(static_cast<std::size_t>(config.num_layers) * a.experts_per_layer, 0);
+    for (std::size_t layer = 0; layer < t.experts_touched.size(); ++layer)
+      for (int expert : t.experts_touched[layer])
+        a.experts_touched[layer * static_cast<std::size_t>(a.experts_per_layer) + static_cast<std::size_t>(expert)] = 1;
+  }
   if (o.check)
     a.check = StepPointCheck{t.check.compared,  t.check.max_abs_logit_diff,
                              t.check.max_abs_logit, t.check.tolerance,

@@ -63,6 +63,9 @@ inline constexpr const char* t_ar_insitu_us = "t_ar_insitu_us";  // inside the a
 inline constexpr const char* t_ag_insitu_us = "t_ag_insitu_us";  // inside the logits all-gather, when measured
 inline constexpr const char* tp_group = "tp_group";              // (ranks) the TP group of each rank column
 inline constexpr const char* phase_group = "phase";              // phase/{name}_us, when measured
+// (layers × experts) 1 where the layer's routing touched the expert, 0 where
+// not; mixture-of-experts models only (routing is fixed per point).
+inline constexpr const char* experts_touched = "experts_touched";
 }  // namespace step_dataset
 std::string step_dataset_path(const std::string& point_path, const char* dataset);
 std::string phase_dataset_path(const std::string& point_path, std::string_view phase_name);

@@ -126,6 +126,9 @@ void write_step_point(H5File& file, const std::string& path, const StepPointReco
     write_matrix(file, phase_dataset_path(path, name), matrix, iters, ranks);
   file.write_dataset(step_dataset_path(path, d::tp_group), record.tp_group,
                      {static_cast<std::uint64_t>(record.tp_group.size())});
+  if (!a.experts_touched.empty())
+    file.write_dataset(step_dataset_path(path, d::experts_touched), a.experts_touched,
+                       {static_cast<std::uint64_t>(a.layers), static_cast<std::uint64_t>(a.experts_per_layer)});
 
   H5Handle group = file.group(path);
   const hid_t g = group.id();

@@ -88,6 +88,10 @@ struct StepPointAttributes {
   int iters = 0;
   std::string seed;  // hexadecimal
   std::int64_t weight_bytes_per_step = 0;
+  // Mixture-of-experts models: (layers × experts_per_layer) 1 where the
+  // layer's routing touched the expert; empty for a dense model.
+  std::vector<std::int64_t> experts_touched;
+  int experts_per_layer = 0;
   std::optional<StepPointCheck> check;
 };
 

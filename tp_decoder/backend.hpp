@@ -109,6 +109,12 @@ class Backend {
   virtual void silu_mul(Tensor& out, const Tensor& gate_up) = 0;
   // x += y, elementwise (residual)
   virtual void add(Tensor& x, const Tensor& y) = 0;
+  // Row r of out (b, n) becomes [out[r] +] scales[scale_row, r] * in[r]
+  // (accumulate adds, otherwise overwrites). scales is an f32
+  // (rows, b) TensorRole::table: a mixture-of-experts layer's routing weight
+  // of each sequence for one expert (0 where the sequence is not routed to
+  // it), or the shared expert's sigmoid gate.
+  virtual void weighted_rows(Tensor& out, const Tensor& in, const Tensor& scales, int scale_row, bool accumulate) = 0;
   // tokens (1, b) = argmax over the vocabulary of logits laid out as the
   // all-gather leaves them: (shards * b, vocab_shard), shard s holding vocab
   // rows [s * vocab_shard, (s + 1) * vocab_shard). Ties: lowest vocab index.

@@ -1,6 +1,7 @@
 #include "tp_decoder/decode_step.hpp"
 
 #include "common/error.hpp"
+#include "tp_decoder/moe_layer.hpp"
 
 namespace tpb {
 
@@ -32,8 +33,12 @@ DecodeState build_decode_state(Backend& backend, const ModelConfig& config, cons
   s.qkv = tensor(b, qkv_cols(s.shape), TensorRole::activation);
   s.att = tensor(b, plan.q_heads * hd, TensorRole::activation);
   s.partial = tensor(b, plan.hidden, TensorRole::activation);
-  s.gate_up = tensor(b, 2 * std::int64_t{plan.intermediate}, TensorRole::activation);
-  s.act = tensor(b, plan.intermediate, TensorRole::activation);
+  if (config.is_moe()) {
+    s.moe = build_moe_state(backend, config, plan, batch);
+  } else {
+    s.gate_up = tensor(b, 2 * std::int64_t{plan.intermediate}, TensorRole::activation);
+    s.act = tensor(b, plan.intermediate, TensorRole::activation);
+  }
   s.logits = tensor(b, plan.vocab, TensorRole::logits);
   s.logits_all = tensor(plan.tp * b, plan.vocab, TensorRole::logits);
   s.next_tokens = tensor(1, b, TensorRole::tokens);
@@ -110,11 +115,17 @@ void decode_step(Backend& backend, Communicator* group, const ModelConfig& confi
     all_reduce(*s.partial);  /* ==== ALL-REDUCE 1 of 2 ==== */        done(Phase::all_reduce);
     backend.add(*s.x, *s.partial);                                     done(Phase::residual);
 
-    // MLP: gate/up column-parallel, down row-parallel.
+    // MLP: gate/up column-parallel, down row-parallel. A sparse layer runs
+    // the experts it routes to (and its shared expert) the same way and sums
+    // their weighted partial outputs into the one partial sum.
     backend.rmsnorm(*s.xn, *s.x, *l.ffn_norm, eps);                    done(Phase::norm);
-    backend.matmul(*s.gate_up, *s.xn, *l.w_gate_up, nullptr);          done(Phase::gate_up);
-    backend.silu_mul(*s.act, *s.gate_up);                              done(Phase::silu_mul);
-    backend.matmul(*s.partial, *s.act, *l.w_down, nullptr);            done(Phase::down);
+    if (config.is_moe()) {
+      sparse_mlp(backend, config, l, layer, s, done);
+    } else {
+      backend.matmul(*s.gate_up, *s.xn, *l.w_gate_up, nullptr);        done(Phase::gate_up);
+      backend.silu_mul(*s.act, *s.gate_up);                            done(Phase::silu_mul);
+      backend.matmul(*s.partial, *s.act, *l.w_down, nullptr);          done(Phase::down);
+    }
     all_reduce(*s.partial);  /* ==== ALL-REDUCE 2 of 2 ==== */        done(Phase::all_reduce);
     backend.add(*s.x, *s.partial);                                     done(Phase::residual);
 

@@ -69,20 +69,53 @@ class FieldReader {
   std::string source_;
 };
 
+bool is_moe_type(const std::string& model_type) { return model_type == "mixtral" || model_type == "qwen2_moe"; }
+
 // Fields whose presence means a model the decode step does not compute.
 void refuse_unsupported(const FieldReader& in, const std::string& model_type) {
-  for (const char* moe : {"num_local_experts", "num_experts", "n_routed_experts", "num_experts_per_tok", "moe_intermediate_size"})
-    if (in.has(moe)) in.fail(moe, "mixture-of-experts models are not supported");
+  if (!is_moe_type(model_type))
+    for (const char* moe : {"num_local_experts", "num_experts", "n_routed_experts", "num_experts_per_tok",
+                            "moe_intermediate_size", "shared_expert_intermediate_size"})
+      if (in.has(moe))
+        in.fail(moe, fmt::format("mixture-of-experts fields need model_type mixtral or qwen2_moe, got '{}'", model_type));
   if (in.has("hidden_act") && in.text("hidden_act") != "silu")
     in.fail("hidden_act", fmt::format("only silu is supported, got '{}'", in.text("hidden_act")));
   if (in.boolean_or("attention_bias", false)) in.fail("attention_bias", "attention biases are only supported as qwen2's q/k/v biases");
   if (in.boolean_or("mlp_bias", false)) in.fail("mlp_bias", "MLP biases are not supported");
-  // Qwen2 configs carry sliding_window but enable it only with use_sliding_window.
-  if (model_type == "qwen2") {
+  // Qwen2 configs (dense and MoE) carry sliding_window but enable it only with use_sliding_window.
+  if (model_type == "qwen2" || model_type == "qwen2_moe") {
     if (in.boolean_or("use_sliding_window", false)) in.fail("use_sliding_window", "sliding-window attention is not supported");
   } else if (in.has("sliding_window")) {
     in.fail("sliding_window", "sliding-window attention is not supported (null or absent is)");
   }
+}
+
+// The sparse MLP of a mixtral or qwen2_moe config (HF MixtralConfig, Qwen2MoeConfig).
+MoeConfig read_moe(const FieldReader& in, const std::string& model_type, int intermediate_size) {
+  MoeConfig moe;
+  if (model_type == "mixtral") {
+    moe.num_experts = in.positive_int("num_local_experts");
+    moe.expert_intermediate_size = intermediate_size;  // every Mixtral expert is a full-width MLP
+    moe.norm_topk_prob = true;                         // MixtralSparseMoeBlock always renormalises
+  } else {
+    moe.num_experts = in.positive_int("num_experts");
+    moe.expert_intermediate_size = in.positive_int("moe_intermediate_size");
+    moe.shared_expert_intermediate_size = in.positive_int("shared_expert_intermediate_size");
+    moe.norm_topk_prob = in.boolean_or("norm_topk_prob", false);
+    // Which layers are sparse: every layer is the only layout the step computes.
+    if (const int step = in.positive_int_or("decoder_sparse_step", 1); step != 1)
+      in.fail("decoder_sparse_step", fmt::format("only 1 (every layer sparse) is supported, got {}", step));
+    if (in.has("mlp_only_layers")) {
+      const json& dense = in.object().at("mlp_only_layers");
+      if (!dense.is_array() || !dense.empty())
+        in.fail("mlp_only_layers", fmt::format("only an empty list (no dense layers) is supported, got {}", dense.dump()));
+    }
+  }
+  moe.experts_per_token = in.positive_int("num_experts_per_tok");
+  if (moe.experts_per_token > moe.num_experts)
+    in.fail("num_experts_per_tok", fmt::format("must not exceed the number of experts ({}), got {}", moe.num_experts,
+                                               moe.experts_per_token));
+  return moe;
 }
 
 RopeScaling read_rope_scaling(const FieldReader& in) {
@@ -123,8 +156,10 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
 
   ModelConfig config;
   config.model_type = in.text("model_type");
-  if (config.model_type != "llama" && config.model_type != "mistral" && config.model_type != "qwen2")
-    in.fail("model_type", fmt::format("expected llama, mistral or qwen2, got '{}'", config.model_type));
+  if (config.model_type != "llama" && config.model_type != "mistral" && config.model_type != "qwen2" &&
+      !is_moe_type(config.model_type))
+    in.fail("model_type",
+            fmt::format("expected llama, mistral, qwen2, mixtral or qwen2_moe, got '{}'", config.model_type));
   refuse_unsupported(in, config.model_type);
 
   config.hidden_size = in.positive_int("hidden_size");
@@ -139,7 +174,8 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
   config.rope_theta = in.positive_number_or("rope_theta", 10000.0);
   config.rope_scaling = read_rope_scaling(in);
   config.tie_word_embeddings = in.boolean_or("tie_word_embeddings", false);
-  config.qkv_bias = config.model_type == "qwen2";
+  config.qkv_bias = config.model_type == "qwen2" || config.model_type == "qwen2_moe";
+  if (is_moe_type(config.model_type)) config.moe = read_moe(in, config.model_type, config.intermediate_size);
 
   if (config.num_heads % config.num_kv_heads != 0)
     in.fail("num_key_value_heads", fmt::format("must divide num_attention_heads ({}), got {}", config.num_heads,
@@ -180,7 +216,15 @@ long long parameter_count(const ModelConfig& config) {
   const long long hidden = config.hidden_size;
   const long long attention = hidden * config.q_dim() * 2 + hidden * config.kv_dim() * 2 +
                               (config.qkv_bias ? config.q_dim() + 2LL * config.kv_dim() : 0);
-  const long long mlp = 3LL * hidden * config.intermediate_size;
+  const MoeConfig& moe = config.moe;
+  // A sparse layer: the router (experts, hidden), every expert's gate, up and
+  // down, and the shared expert with its (1, hidden) gate.
+  const long long mlp = config.is_moe()
+                            ? moe.num_experts * hidden + 3LL * hidden * moe.expert_intermediate_size * moe.num_experts +
+                                  (moe.shared_expert_intermediate_size
+                                       ? 3LL * hidden * moe.shared_expert_intermediate_size + hidden
+                                       : 0)
+                            : 3LL * hidden * config.intermediate_size;
   const long long layer = attention + mlp + 2 * hidden;
   const long long embedding = static_cast<long long>(config.vocab_size) * hidden;
   return config.num_layers * layer + hidden + embedding * (config.tie_word_embeddings ? 1 : 2);

@@ -1,6 +1,10 @@
 #include "tp_decoder/phase_ledger.hpp"
 
+#include <fmt/format.h>
+
+#include "common/error.hpp"
 #include "tp_decoder/shard_plan.hpp"
+#include "tp_decoder/weights.hpp"
 
 namespace tpb {
 
@@ -17,7 +21,7 @@ PhaseCost PhaseLedger::total() const {
 }
 
 PhaseLedger phase_ledger(const ModelConfig& config, int tp, int batch, int context, const MemoryTypes& types,
-                         bool collectives) {
+                         bool collectives, const std::vector<int>& experts_touched) {
   // make_shard_plan refuses a degree that does not fit, naming the quantity.
   const ShardPlan plan = make_shard_plan(config, tp, 0);
   const auto size = [](ElementType type) { return static_cast<std::int64_t>(element_size(type)); };
@@ -125,17 +129,67 @@ PhaseLedger phase_ledger(const ModelConfig& config, int tp, int batch, int conte
   residual.bytes_written = 2 * L * b * H * a;
   residual.flops = 2 * L * b * H;
 
-  // Gate and up of this rank's intermediate slice in one GEMM (column-parallel).
-  matmul(Phase::gate_up, L, 2 * I, H, 0, a);
+  // One MLP of width `width` (this rank's slice) run `calls` times: gate and
+  // up in one GEMM (column-parallel), silu(gate) · up (per element an exp,
+  // an add, a divide and a multiply), down (row-parallel).
+  const auto mlp = [&](std::int64_t calls, std::int64_t width) {
+    matmul(Phase::gate_up, calls, 2 * width, H, 0, a);
+    PhaseCost& silu_mul = at(Phase::silu_mul);
+    silu_mul.intervals += calls;
+    silu_mul.bytes_read += calls * b * 2 * width * a;
+    silu_mul.bytes_written += calls * b * width * a;
+    silu_mul.flops += calls * 4 * b * width;
+    matmul(Phase::down, calls, H, width, 0, a);
+  };
 
-  // silu(gate) · up: per element an exp, an add, a divide and a multiply.
-  PhaseCost& silu_mul = at(Phase::silu_mul);
-  silu_mul.intervals = L;
-  silu_mul.bytes_read = L * b * 2 * I * a;
-  silu_mul.bytes_written = L * b * I * a;
-  silu_mul.flops = L * 4 * b * I;
+  std::int64_t experts_read = 0;  // expert shards read per step, over layers
+  if (!config.is_moe()) {
+    mlp(L, I);
+  } else {
+    const MoeConfig& moe = config.moe;
+    if (experts_touched.size() != static_cast<std::size_t>(L))
+      throw UsageError(fmt::format("phase ledger: a mixture-of-experts ledger needs the experts touched of each of "
+                                   "its {} layers, got {}", L, experts_touched.size()));
+    const std::int64_t E = moe.num_experts;
+    const std::int64_t top = moe.experts_per_token;
+    for (int n : experts_touched) experts_read += n;
+    const std::int64_t shared = plan.shared_intermediate > 0 ? 1 : 0;
 
-  matmul(Phase::down, L, H, I, 0, a);
+    // Router: the replicated GEMV to (b, E) logits, then on each sequence's
+    // row the softmax (a max comparison, a subtraction, an exp, a sum and a
+    // divide per expert), top-k by selection (top × E comparisons) and, with
+    // norm_topk_prob, the kept weights summed and divided (2 per kept); the
+    // (E, b) f32 weight table written.
+    matmul(Phase::router, L, E, H, 0, lg);
+    PhaseCost& router = at(Phase::router);
+    router.bytes_read += L * b * E * lg;
+    router.bytes_written += L * E * b * table;
+    router.flops += L * b * (5 * E + top * E + (moe.norm_topk_prob ? 2 * top : 0));
+
+    // Each touched expert's MLP on the whole batch, then the shared expert's.
+    mlp(experts_read, plan.expert_intermediate);
+    if (shared) {
+      mlp(L, plan.shared_intermediate);
+      // The shared gate: a (1, hidden) GEMV per sequence, then its sigmoid
+      // (an exp, an add and a divide) written as a (1, b) f32 row.
+      matmul(Phase::shared_gate, L, 1, H, 0, lg);
+      PhaseCost& gate = at(Phase::shared_gate);
+      gate.bytes_read += L * b * lg;
+      gate.bytes_written += L * b * table;
+      gate.flops += L * 3 * b;
+    }
+
+    // expert_combine: each expert output (b, H) times its weight row (b f32)
+    // into the partial sum; a layer's first expert overwrites it (a multiply
+    // per element), every later one adds (a multiply-add, the sum read too).
+    PhaseCost& combine = at(Phase::expert_combine);
+    const std::int64_t combines = experts_read + L * shared;
+    const std::int64_t adds = combines - L;  // every layer routes to at least one expert
+    combine.intervals = combines;
+    combine.bytes_read = combines * (b * H * a + b * table) + adds * b * H * a;
+    combine.bytes_written = combines * b * H * a;
+    combine.flops = combines * b * H + adds * b * H;
+  }
 
   // The vocab-parallel LM head: this rank's vocabulary rows, logits stored at
   // the logits type. A tied head is still its own shard of the embedding rows.
@@ -159,10 +213,12 @@ PhaseLedger phase_ledger(const ModelConfig& config, int tp, int batch, int conte
 
   if (collectives) ledger.collectives = CollectiveCounts{b * H * a, 2 * L, b * k * V * lg, 1};
   ledger.weight_bytes_per_step = ledger.total().weight_bytes_read;
-  // The step reads b embedding rows; a rank holds the whole table, and the
-  // RoPE table the step reads once per layer.
+  // The step reads b embedding rows; a rank holds the whole table, every
+  // expert (the step reads those it routes to), and the RoPE table the step
+  // reads once per layer.
+  const std::int64_t experts_unread = L * config.moe.num_experts - experts_read;
   ledger.resident_bytes = ledger.weight_bytes_per_step - b * H * w + std::int64_t{config.vocab_size} * H * w +
-                          hd / 2 * table;
+                          experts_unread * expert_shard_elements(plan) * w + hd / 2 * table;
   return ledger;
 }
 

@@ -3,7 +3,8 @@
 // ledger a per-phase cost fit reads its explanatory variables from. Exact
 // functions of the config, the point (k, b, c) and the storage types, counted
 // from what decode_step (decode_step.cpp) issues on the shard plan of rank 0
-// (every rank's shard has the same shape). Dense decoders only.
+// (every rank's shard has the same shape). A mixture-of-experts step depends
+// on its routing too: it reads the experts it routes to, given per layer.
 //
 // Conventions, so that two phases' figures mean the same thing:
 // - Bytes are the operands' bytes touched once: every input element read once,
@@ -16,8 +17,13 @@
 //   (`intervals`): 2 per layer + 1 for norm, 2 per layer for rope_kv (the
 //   rotation and the KV write) and for all_reduce and residual, 1 per layer
 //   for the other layer phases, 1 for embedding, lm_head, all_gather, argmax.
+//   A sparse layer (moe_layer.hpp) books 1 router interval, and per expert it
+//   runs (each routed expert touched, then the shared one) 1 gate_up,
+//   silu_mul, down and expert_combine interval; the shared expert adds 1
+//   shared_gate interval. Every routed expert runs on the whole batch.
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "tp_decoder/decode_step.hpp"
 #include "tp_decoder/memory_estimate.hpp"
@@ -48,11 +54,12 @@ struct PhaseLedger {
   std::array<PhaseCost, kPhaseCount> phases{};
   CollectiveCounts collectives;
   // Weights read per step: the sum of the phases' weight_bytes_read (every
-  // layer matrix, norm gain and bias of the shard, the LM-head shard and b
-  // embedding rows). What StepTerms::weight_bytes_per_step reports.
+  // layer matrix, norm gain and bias of the shard, the touched experts'
+  // shards, the LM-head shard and b embedding rows). What
+  // StepTerms::weight_bytes_per_step reports.
   std::int64_t weight_bytes_per_step = 0;
   // Weights and tables held: the whole replicated embedding table in place of
-  // its b rows, plus the f32 RoPE table. What the memory estimate's weights
+  // its b rows, every expert, plus the f32 RoPE table. What the memory estimate's weights
   // term counts (without --check).
   std::int64_t resident_bytes = 0;
 
@@ -65,7 +72,10 @@ struct PhaseLedger {
 // ran without a group (--no-comm, replay), so its all_reduce intervals are
 // empty, it has no all_gather and argmax scores this rank's vocabulary shard
 // only. UsageError when `tp` does not fit the model (shard_plan_problem).
+// `experts_touched`: for a mixture-of-experts model, the distinct experts
+// each layer routes to (StepTerms::experts_touched, one count per layer);
+// ignored for a dense model.
 PhaseLedger phase_ledger(const ModelConfig& config, int tp, int batch, int context, const MemoryTypes& types,
-                         bool collectives = true);
+                         bool collectives = true, const std::vector<int>& experts_touched = {});
 
 }  // namespace tpb

@@ -27,12 +27,20 @@ const char* tensor_kind_name(TensorKind kind) {
     case TensorKind::lm_head: return "lm_head";
     case TensorKind::k_history: return "k_history";
     case TensorKind::v_history: return "v_history";
+    case TensorKind::router: return "router";
+    case TensorKind::expert_gate: return "expert_gate";
+    case TensorKind::expert_up: return "expert_up";
+    case TensorKind::expert_down: return "expert_down";
+    case TensorKind::shared_gate_proj: return "shared_gate_proj";
+    case TensorKind::shared_up_proj: return "shared_up_proj";
+    case TensorKind::shared_down_proj: return "shared_down_proj";
+    case TensorKind::shared_expert_gate: return "shared_expert_gate";
   }
   return "?";
 }
 
-const std::array<ShardRule, 15>& shard_rules() {
-  static const std::array<ShardRule, 15> rules{{
+const std::array<ShardRule, 23>& shard_rules() {
+  static const std::array<ShardRule, 23> rules{{
       {TensorKind::embedding, Split::replicated, Part::none},
       {TensorKind::attn_norm, Split::replicated, Part::none},
       {TensorKind::wq, Split::rows, Part::q_heads},        // column-parallel, by query head
@@ -48,6 +56,14 @@ const std::array<ShardRule, 15>& shard_rules() {
       {TensorKind::w_down, Split::cols, Part::intermediate},  // row-parallel: all-reduce after
       {TensorKind::final_norm, Split::replicated, Part::none},
       {TensorKind::lm_head, Split::rows, Part::vocab},     // vocab-parallel: all-gather of logits after
+      {TensorKind::router, Split::replicated, Part::none},  // every rank routes alike
+      {TensorKind::expert_gate, Split::rows, Part::expert_intermediate},
+      {TensorKind::expert_up, Split::rows, Part::expert_intermediate},
+      {TensorKind::expert_down, Split::cols, Part::expert_intermediate},  // joins the MLP's all-reduce
+      {TensorKind::shared_gate_proj, Split::rows, Part::shared_intermediate},
+      {TensorKind::shared_up_proj, Split::rows, Part::shared_intermediate},
+      {TensorKind::shared_down_proj, Split::cols, Part::shared_intermediate},  // joins the MLP's all-reduce
+      {TensorKind::shared_expert_gate, Split::replicated, Part::none},
   }};
   return rules;
 }
@@ -63,7 +79,16 @@ std::string shard_plan_problem(const ModelConfig& config, int tp) {
   if (config.num_kv_heads < tp && tp % config.num_kv_heads != 0)
     return fmt::format("--tp {}: {} is not a multiple of num_key_value_heads ({}), so KV heads cannot be replicated evenly",
                        tp, tp, config.num_kv_heads);
-  if (config.intermediate_size % tp != 0) return not_divisible("intermediate_size", config.intermediate_size);
+  if (config.is_moe()) {
+    // A sparse layer has no dense MLP: each expert's width is what k splits.
+    const MoeConfig& moe = config.moe;
+    const char* expert_width = config.model_type == "mixtral" ? "intermediate_size" : "moe_intermediate_size";
+    if (moe.expert_intermediate_size % tp != 0) return not_divisible(expert_width, moe.expert_intermediate_size);
+    if (moe.shared_expert_intermediate_size % tp != 0)
+      return not_divisible("shared_expert_intermediate_size", moe.shared_expert_intermediate_size);
+  } else if (config.intermediate_size % tp != 0) {
+    return not_divisible("intermediate_size", config.intermediate_size);
+  }
   if (config.vocab_size % tp != 0) return not_divisible("vocab_size", config.vocab_size);
   return {};
 }
@@ -88,12 +113,18 @@ ShardPlan make_shard_plan(const ModelConfig& config, int tp, int rank) {
     plan.kv_heads = config.num_kv_heads / tp;
     plan.kv_head_begin = rank * plan.kv_heads;
   }
-  plan.intermediate = config.intermediate_size / tp;
+  const MoeConfig& moe = config.moe;
+  const std::int64_t dense_intermediate = config.is_moe() ? 0 : config.intermediate_size;
+  plan.intermediate = static_cast<int>(dense_intermediate / tp);
+  plan.expert_intermediate = moe.expert_intermediate_size / tp;
+  plan.shared_intermediate = moe.shared_expert_intermediate_size / tp;
   plan.vocab = config.vocab_size / tp;
 
   // Global (rows, cols) of each tensor as Hugging Face stores it.
   const std::int64_t hidden = config.hidden_size;
-  const auto global_shape = [&config, hidden](TensorKind kind) -> std::pair<std::int64_t, std::int64_t> {
+  const std::int64_t experts_width = std::int64_t{moe.num_experts} * moe.expert_intermediate_size;
+  const std::int64_t shared = moe.shared_expert_intermediate_size;
+  const auto global_shape = [&](TensorKind kind) -> std::pair<std::int64_t, std::int64_t> {
     switch (kind) {
       case TensorKind::embedding: case TensorKind::lm_head: return {config.vocab_size, hidden};
       case TensorKind::wq: return {config.q_dim(), hidden};
@@ -101,8 +132,14 @@ ShardPlan make_shard_plan(const ModelConfig& config, int tp, int rank) {
       case TensorKind::bq: return {1, config.q_dim()};
       case TensorKind::bk: case TensorKind::bv: return {1, config.kv_dim()};
       case TensorKind::wo: return {hidden, config.q_dim()};
-      case TensorKind::w_gate: case TensorKind::w_up: return {config.intermediate_size, hidden};
-      case TensorKind::w_down: return {hidden, config.intermediate_size};
+      case TensorKind::w_gate: case TensorKind::w_up: return {dense_intermediate, hidden};
+      case TensorKind::w_down: return {hidden, dense_intermediate};
+      case TensorKind::router: return {moe.num_experts, hidden};
+      case TensorKind::expert_gate: case TensorKind::expert_up: return {experts_width, hidden};
+      case TensorKind::expert_down: return {hidden, experts_width};
+      case TensorKind::shared_gate_proj: case TensorKind::shared_up_proj: return {shared, hidden};
+      case TensorKind::shared_down_proj: return {hidden, shared};
+      case TensorKind::shared_expert_gate: return {shared ? 1 : 0, hidden};
       default: return {1, hidden};  // norm gains
     }
   };
@@ -114,6 +151,9 @@ ShardPlan make_shard_plan(const ModelConfig& config, int tp, int rank) {
       case Part::kv_heads: return {plan.kv_head_begin * hd, plan.kv_heads * hd};
       case Part::intermediate: return {std::int64_t{plan.rank} * plan.intermediate, plan.intermediate};
       case Part::vocab: return {std::int64_t{plan.rank} * plan.vocab, plan.vocab};
+      // Expert 0's range; expert_slice moves it to another expert.
+      case Part::expert_intermediate: return {std::int64_t{plan.rank} * plan.expert_intermediate, plan.expert_intermediate};
+      case Part::shared_intermediate: return {std::int64_t{plan.rank} * plan.shared_intermediate, plan.shared_intermediate};
       case Part::none: break;
     }
     return {0, 0};
@@ -132,6 +172,19 @@ ShardPlan make_shard_plan(const ModelConfig& config, int tp, int rank) {
     plan.slices[static_cast<int>(rule.kind)] = slice;
   }
   return plan;
+}
+
+TensorSlice expert_slice(const ShardPlan& plan, TensorKind kind, int expert) {
+  TPB_CHECK(kind == TensorKind::expert_gate || kind == TensorKind::expert_up || kind == TensorKind::expert_down,
+            fmt::format("expert_slice: {} is not an expert tensor", tensor_kind_name(kind)));
+  TensorSlice slice = plan.slice(kind);
+  // Expert e's global range starts e whole expert widths (k slices each) further.
+  const std::int64_t offset = std::int64_t{expert} * plan.expert_intermediate * plan.tp;
+  if (kind == TensorKind::expert_down)
+    slice.col_begin += offset;
+  else
+    slice.row_begin += offset;
+  return slice;
 }
 
 TensorSlice kv_history_slice(const ShardPlan& plan, int global_kv_heads, int batch, int positions) {

@@ -5,6 +5,9 @@
 // by an all-reduce), the LM head by vocabulary rows (followed by an
 // all-gather of logits), embedding and norms replicated. KV heads are split
 // when kv_heads >= k and replicated when kv_heads < k (as vLLM does).
+// Mixture-of-experts layers shard every expert like the dense MLP (gate/up
+// by rows, down by columns, over each expert's own intermediate range), and
+// replicate the router and the shared expert's sigmoid gate.
 //
 // C++17-clean: included by .cu files.
 #include <array>
@@ -35,8 +38,19 @@ enum class TensorKind : int {
   lm_head = 14,    // (vocab, hidden); drawn with the embedding's key when tied
   k_history = 15,  // KV cache history, (batch, kv_heads * positions * head_dim)
   v_history = 16,
+  // Mixture-of-experts layers (empty in dense models). The experts of one
+  // kind are one global tensor, expert e owning rows (or, for down, columns)
+  // [e * expert_intermediate, (e + 1) * expert_intermediate): expert_slice.
+  router = 17,              // (experts, hidden)
+  expert_gate = 18,         // (experts * expert_intermediate, hidden)
+  expert_up = 19,           // (experts * expert_intermediate, hidden)
+  expert_down = 20,         // (hidden, experts * expert_intermediate)
+  shared_gate_proj = 21,    // (shared_intermediate, hidden): the shared expert's MLP, qwen2_moe only
+  shared_up_proj = 22,      // (shared_intermediate, hidden)
+  shared_down_proj = 23,    // (hidden, shared_intermediate)
+  shared_expert_gate = 24,  // (1, hidden): the shared expert's output is scaled by sigmoid(this · x)
 };
-inline constexpr int kTensorKindCount = 17;
+inline constexpr int kTensorKindCount = 25;
 
 const char* tensor_kind_name(TensorKind kind);  // "wq", "w_down", ...
 
@@ -51,7 +65,7 @@ enum class Split {
 };
 
 // The quantity whose range a rank owns along the split dimension.
-enum class Part { none, q_heads, kv_heads, intermediate, vocab };
+enum class Part { none, q_heads, kv_heads, intermediate, vocab, expert_intermediate, shared_intermediate };
 
 // The table (Megatron-LM / vLLM layout): how each weight tensor is split.
 struct ShardRule {
@@ -59,7 +73,7 @@ struct ShardRule {
   Split split;
   Part part;
 };
-const std::array<ShardRule, 15>& shard_rules();
+const std::array<ShardRule, 23>& shard_rules();
 
 // One rank's piece of a global (rows x cols) tensor: a rectangle.
 struct TensorSlice {
@@ -80,7 +94,9 @@ struct ShardPlan {
   int kv_heads = 0;         // KV heads on this rank: kv_heads / k, or 1 when replicated
   int kv_head_begin = 0;    // first global KV head
   bool kv_replicated = false;  // kv_heads < k: several ranks hold the same KV head
-  int intermediate = 0;     // intermediate / k
+  int intermediate = 0;     // intermediate / k (0 in a mixture-of-experts model: no dense MLP)
+  int expert_intermediate = 0;  // expert_intermediate / k: each expert's slice
+  int shared_intermediate = 0;  // shared_expert_intermediate / k
   int vocab = 0;            // vocab / k (LM head rows and logits per rank)
   int head_dim = 0;
   int hidden = 0;
@@ -94,6 +110,10 @@ struct ShardPlan {
 // KV heads (or k is not a multiple of them), the intermediate size or the
 // vocabulary, naming the quantity: "--tp 3: num_attention_heads (32) is not divisible by 3".
 ShardPlan make_shard_plan(const ModelConfig& config, int tp, int rank);
+
+// Rank `plan.rank`'s rectangle of expert `expert` in the stacked expert
+// tensor `kind` (expert_gate, expert_up or expert_down).
+TensorSlice expert_slice(const ShardPlan& plan, TensorKind kind, int expert);
 
 // Same check without building a plan; empty string when k is valid.
 std::string shard_plan_problem(const ModelConfig& config, int tp);

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <optional>
 
 #include "common/error.hpp"
+#include "tp_decoder/moe_routing.hpp"
 
 namespace tpb {
 
@@ -115,6 +117,31 @@ void require_finite_logits(Backend& backend, Communicator* comm, const ModelConf
   require_finite(values, "the logits of the timed steps", comm);
 }
 
+// The first layer and sequence whose expert set at TP-k differs from TP-1's,
+// as one line; empty when all agree. *min_margin: TP-1's smallest top-k
+// margin over layers.
+std::string routing_difference(const std::vector<LayerRouting>& tp_k, const std::vector<LayerRouting>& tp_1, int tp,
+                               double* min_margin) {
+  *min_margin = std::numeric_limits<double>::infinity();
+  for (const LayerRouting& layer : tp_1) *min_margin = std::min(*min_margin, layer.min_margin);
+  for (std::size_t layer = 0; layer < tp_1.size(); ++layer) {
+    const LayerRouting& a = tp_k[layer];
+    const LayerRouting& b = tp_1[layer];
+    const auto top = static_cast<std::ptrdiff_t>(b.experts_per_token);
+    for (int seq = 0; seq < b.batch; ++seq) {
+      std::vector<int> mine(a.experts.begin() + seq * top, a.experts.begin() + (seq + 1) * top);
+      std::vector<int> theirs(b.experts.begin() + seq * top, b.experts.begin() + (seq + 1) * top);
+      std::sort(mine.begin(), mine.end());
+      std::sort(theirs.begin(), theirs.end());
+      if (mine != theirs)
+        return fmt::format("TP-{} routes sequence {} of layer {} to experts [{}], TP-1 to [{}] (TP-1's smallest top-k "
+                           "margin {:.3g})",
+                           tp, seq, layer, fmt::join(mine, ","), fmt::join(theirs, ","), *min_margin);
+    }
+  }
+  return {};
+}
+
 // Outside any timing: one step with every layer's output inspected, then
 // (on the group's first rank, k > 1, collectives on) the same step at TP-1.
 StepCheck check_step(Backend& backend, Communicator* comm, const ModelConfig& config, const StepPoint& point,
@@ -128,6 +155,10 @@ StepCheck check_step(Backend& backend, Communicator* comm, const ModelConfig& co
 
   StepCheck check;
   check.tokens = download_tokens(backend, *state.next_tokens);
+  if (config.is_moe() && comm && comm->size() > 1) {
+    check.failure = routing_disagreement(backend, *comm, state.moe.routing);
+    if (!check.failure.empty()) return check;
+  }
   if (!comm || comm->rank() != 0 || point.tp == 1) return check;
 
   const ShardPlan plan1 = make_shard_plan(config, 1, 0);
@@ -144,6 +175,11 @@ StepCheck check_step(Backend& backend, Communicator* comm, const ModelConfig& co
         std::max(check.max_abs_logit_diff, static_cast<double>(std::fabs(logits[i] - reference[i])));
   }
   check.tolerance = relative_logit_tolerance(state.logits->type) * std::max(1.0, check.max_abs_logit);
+  if (config.is_moe()) {
+    check.routing_compared = true;
+    check.failure = routing_difference(state.moe.routing, state1.moe.routing, point.tp, &check.min_routing_margin);
+    if (!check.failure.empty()) return check;
+  }
   if (check.tokens != check.reference_tokens)
     check.failure = fmt::format("TP-{} greedy tokens [{}] differ from TP-1's [{}]", point.tp,
                                 fmt::join(check.tokens, ","), fmt::join(check.reference_tokens, ","));
@@ -272,6 +308,14 @@ StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfi
     }
   }
   require_finite_logits(backend, comm, config, weights, state);
+  if (config.is_moe()) {
+    std::int64_t experts_read = 0;
+    for (const LayerRouting& layer : state.moe.routing) {
+      terms.experts_touched.push_back(experts_touched(layer));
+      experts_read += static_cast<std::int64_t>(terms.experts_touched.back().size());
+    }
+    terms.weight_bytes_per_step = weight_bytes_per_step(config, plan, terms.weight_type, point.batch, experts_read);
+  }
   return terms;
 }
 

@@ -57,6 +57,12 @@ struct StepCheck {
   double tolerance = 0;            // absolute: relative tolerance * max(1, max_abs_logit)
   std::vector<std::int32_t> tokens;            // TP-k greedy tokens
   std::vector<std::int32_t> reference_tokens;  // TP-1 greedy tokens
+  // Mixture-of-experts models: every rank of the group routed alike (checked
+  // on every rank, k > 1), and the first rank's expert sets equal TP-1's.
+  // Routing is discontinuous, so the logits are comparable only where every
+  // sequence's top-k margin (TP-1's smallest) exceeds the logit tolerance.
+  bool routing_compared = false;
+  double min_routing_margin = 0;   // TP-1's smallest top-k router-logit margin over layers and sequences
   std::string failure;             // empty when the check passed
 };
 
@@ -67,11 +73,16 @@ struct StepTerms {
   std::vector<double> t_ar_insitu_us;  // inside the all-reduce calls; empty when not measured
   std::vector<double> t_ag_insitu_us;  // inside the logits all-gather; empty when not measured
   std::array<std::vector<double>, kPhaseCount> phase_us;  // per phase, summed over layers; empty when not measured
+  // Mixture-of-experts models: the distinct experts each layer's routing
+  // touched, ascending (empty for a dense model). Every iteration of a point
+  // repeats the same tokens at the same position, so the routing, and this,
+  // is fixed per point.
+  std::vector<std::vector<int>> experts_touched;
 
   // What ran.
   std::int64_t ar_bytes = 0;               // one all-reduce payload: b * hidden * activation bytes
   std::int64_t n_ar = 0;                   // all-reduces per step: 2 per layer (0 issued with no_comm)
-  std::int64_t weight_bytes_per_step = 0;  // weights this rank reads per step
+  std::int64_t weight_bytes_per_step = 0;  // weights this rank reads per step (the touched experts only)
   ElementType weight_type = ElementType::f32;
   ElementType activation_type = ElementType::f32;
   std::string device;

@@ -1,5 +1,6 @@
 #include "tp_decoder/weights.hpp"
 
+#include <utility>
 #include <vector>
 
 #include "tp_decoder/rope.hpp"
@@ -21,8 +22,10 @@ SyntheticInit weight_init(const ModelConfig& config, TensorKind kind) {
     case TensorKind::bq: case TensorKind::bk: case TensorKind::bv: return bias_init();
     case TensorKind::wo: return linear_init(config.q_dim());
     case TensorKind::w_down: return linear_init(config.intermediate_size);
+    case TensorKind::expert_down: return linear_init(config.moe.expert_intermediate_size);
+    case TensorKind::shared_down_proj: return linear_init(config.moe.shared_expert_intermediate_size);
     case TensorKind::k_history: case TensorKind::v_history: return kv_history_init();
-    default: return linear_init(config.hidden_size);  // wq, wk, wv, w_gate, w_up
+    default: return linear_init(config.hidden_size);  // wq, wk, wv, w_gate, w_up, router, expert and shared gate/up, shared gate
   }
 }
 
@@ -36,12 +39,27 @@ class WeightBuilder {
 
   // One tensor made of the listed kinds' slices stacked by rows.
   OwnedTensor stacked(int layer, std::initializer_list<TensorKind> kinds) {
+    std::vector<std::pair<TensorKind, TensorSlice>> parts;
+    for (TensorKind kind : kinds) parts.emplace_back(kind, plan_.slice(kind));
+    return stacked_slices(layer, parts);
+  }
+
+  // Expert `expert`'s gate and up slices stacked, and its down slice.
+  ExpertWeights expert(int layer, int expert) {
+    ExpertWeights e;
+    e.w_gate_up = stacked_slices(layer, {{TensorKind::expert_gate, expert_slice(plan_, TensorKind::expert_gate, expert)},
+                                         {TensorKind::expert_up, expert_slice(plan_, TensorKind::expert_up, expert)}});
+    e.w_down = stacked_slices(layer, {{TensorKind::expert_down, expert_slice(plan_, TensorKind::expert_down, expert)}});
+    return e;
+  }
+
+  // One tensor made of the given slices stacked by rows.
+  OwnedTensor stacked_slices(int layer, const std::vector<std::pair<TensorKind, TensorSlice>>& parts) {
     std::int64_t rows = 0;
-    for (TensorKind kind : kinds) rows += plan_.slice(kind).rows;
-    OwnedTensor tensor(backend_, rows, plan_.slice(*kinds.begin()).cols, TensorRole::weight);
+    for (const auto& [kind, slice] : parts) rows += slice.rows;
+    OwnedTensor tensor(backend_, rows, parts.front().second.cols, TensorRole::weight);
     std::int64_t row = 0;
-    for (TensorKind kind : kinds) {
-      const TensorSlice& slice = plan_.slice(kind);
+    for (const auto& [kind, slice] : parts) {
       backend_.fill_synthetic(*tensor, row, slice, seed_, weight_key(config_, layer, kind), weight_init(config_, kind));
       row += slice.rows;
     }
@@ -86,8 +104,18 @@ DecoderWeights build_decoder_weights(Backend& backend, const ModelConfig& config
     if (config.qkv_bias) l.bqkv = build.joined(layer, {TensorKind::bq, TensorKind::bk, TensorKind::bv});
     l.wo = build.stacked(layer, {TensorKind::wo});
     l.ffn_norm = build.stacked(layer, {TensorKind::ffn_norm});
-    l.w_gate_up = build.stacked(layer, {TensorKind::w_gate, TensorKind::w_up});
-    l.w_down = build.stacked(layer, {TensorKind::w_down});
+    if (config.is_moe()) {
+      l.router = build.stacked(layer, {TensorKind::router});
+      for (int e = 0; e < config.moe.num_experts; ++e) l.experts.push_back(build.expert(layer, e));
+      if (config.moe.shared_expert_intermediate_size) {
+        l.shared_expert.w_gate_up = build.stacked(layer, {TensorKind::shared_gate_proj, TensorKind::shared_up_proj});
+        l.shared_expert.w_down = build.stacked(layer, {TensorKind::shared_down_proj});
+        l.shared_expert_gate = build.stacked(layer, {TensorKind::shared_expert_gate});
+      }
+    } else {
+      l.w_gate_up = build.stacked(layer, {TensorKind::w_gate, TensorKind::w_up});
+      l.w_down = build.stacked(layer, {TensorKind::w_down});
+    }
     w.layers.push_back(std::move(l));
   }
   w.final_norm = build.stacked(-1, {TensorKind::final_norm});
@@ -105,10 +133,14 @@ std::int64_t elements(const ShardPlan& plan, TensorKind kind) {
   return s.rows * s.cols;
 }
 
+// A layer's elements read by every step: all but the routed experts (the
+// dense MLP's tensors are empty in a MoE model, the MoE ones in a dense model).
 std::int64_t layer_elements(const ModelConfig& config, const ShardPlan& plan) {
   std::int64_t n = 0;
   for (TensorKind kind : {TensorKind::attn_norm, TensorKind::wq, TensorKind::wk, TensorKind::wv, TensorKind::wo,
-                          TensorKind::ffn_norm, TensorKind::w_gate, TensorKind::w_up, TensorKind::w_down})
+                          TensorKind::ffn_norm, TensorKind::w_gate, TensorKind::w_up, TensorKind::w_down,
+                          TensorKind::router, TensorKind::shared_gate_proj, TensorKind::shared_up_proj,
+                          TensorKind::shared_down_proj, TensorKind::shared_expert_gate})
     n += elements(plan, kind);
   if (config.qkv_bias)
     for (TensorKind kind : {TensorKind::bq, TensorKind::bk, TensorKind::bv}) n += elements(plan, kind);
@@ -117,16 +149,23 @@ std::int64_t layer_elements(const ModelConfig& config, const ShardPlan& plan) {
 
 }  // namespace
 
+std::int64_t expert_shard_elements(const ShardPlan& plan) {
+  return 3 * std::int64_t{plan.expert_intermediate} * plan.hidden;
+}
+
 std::int64_t weight_bytes_per_step(const ModelConfig& config, const ShardPlan& plan, ElementType weight_type,
-                                   int batch) {
-  const std::int64_t n = config.num_layers * layer_elements(config, plan) + elements(plan, TensorKind::final_norm) +
-                         elements(plan, TensorKind::lm_head) + std::int64_t{batch} * config.hidden_size;
+                                   int batch, std::int64_t experts_read) {
+  const std::int64_t n = config.num_layers * layer_elements(config, plan) + experts_read * expert_shard_elements(plan) +
+                         elements(plan, TensorKind::final_norm) + elements(plan, TensorKind::lm_head) +
+                         std::int64_t{batch} * config.hidden_size;
   return n * static_cast<std::int64_t>(element_size(weight_type));
 }
 
 std::int64_t weight_bytes_resident(const ModelConfig& config, const ShardPlan& plan, ElementType weight_type) {
-  const std::int64_t n = config.num_layers * layer_elements(config, plan) + elements(plan, TensorKind::final_norm) +
-                         elements(plan, TensorKind::lm_head) + elements(plan, TensorKind::embedding);
+  const std::int64_t experts_held = std::int64_t{config.num_layers} * config.moe.num_experts;
+  const std::int64_t n = config.num_layers * layer_elements(config, plan) + experts_held * expert_shard_elements(plan) +
+                         elements(plan, TensorKind::final_norm) + elements(plan, TensorKind::lm_head) +
+                         elements(plan, TensorKind::embedding);
   return n * static_cast<std::int64_t>(element_size(weight_type));
 }
 

@@ -15,14 +15,25 @@ namespace tpb {
 // Seed of every synthetic tensor unless a run says otherwise (recorded with the results).
 inline constexpr std::uint64_t kDefaultSeed = 0x7470626E63680001ULL;
 
+// One expert's MLP shard (the shared expert's too): gate and up rows fused.
+struct ExpertWeights {
+  OwnedTensor w_gate_up;  // (2*expert_intermediate/k, hidden): gate rows, then up rows
+  OwnedTensor w_down;     // (hidden, expert_intermediate/k)
+};
+
 struct LayerWeights {
   OwnedTensor attn_norm;  // (1, hidden)
   OwnedTensor wqkv;       // (q_heads*hd + 2*kv_heads*hd, hidden): this rank's Q rows, then K rows, then V rows
   OwnedTensor bqkv;       // (1, same): qwen2 only, empty otherwise
   OwnedTensor wo;         // (hidden, q_heads*hd): this rank's input columns of O
   OwnedTensor ffn_norm;   // (1, hidden)
-  OwnedTensor w_gate_up;  // (2*intermediate/k, hidden): gate rows, then up rows
-  OwnedTensor w_down;     // (hidden, intermediate/k): this rank's input columns of down
+  OwnedTensor w_gate_up;  // (2*intermediate/k, hidden): gate rows, then up rows; dense models only
+  OwnedTensor w_down;     // (hidden, intermediate/k): this rank's input columns of down; dense models only
+  // Mixture-of-experts models only (empty otherwise):
+  OwnedTensor router;                  // (experts, hidden), replicated
+  std::vector<ExpertWeights> experts;  // every expert's shard, by expert index
+  ExpertWeights shared_expert;         // qwen2_moe: (2*shared_intermediate/k, hidden), (hidden, shared_intermediate/k)
+  OwnedTensor shared_expert_gate;      // qwen2_moe: (1, hidden), replicated
 };
 
 struct DecoderWeights {
@@ -42,10 +53,16 @@ SyntheticInit weight_init(const ModelConfig& config, TensorKind kind);
 
 // Bytes of weights one rank reads in one decode step: every layer matrix,
 // norm and bias of its shard, the LM head shard, and `batch` embedding rows.
+// In a mixture-of-experts model only the experts the step routes to are
+// read: `experts_read` is the distinct experts touched, summed over layers
+// (0 for a dense model).
 std::int64_t weight_bytes_per_step(const ModelConfig& config, const ShardPlan& plan, ElementType weight_type,
-                                   int batch);
+                                   int batch, std::int64_t experts_read = 0);
 
-// Bytes of weights one rank holds (the replicated embedding in full).
+// Elements of one expert's shard (gate, up and down slices).
+std::int64_t expert_shard_elements(const ShardPlan& plan);
+
+// Bytes of weights one rank holds (the replicated embedding in full, every expert).
 std::int64_t weight_bytes_resident(const ModelConfig& config, const ShardPlan& plan, ElementType weight_type);
 
 }  // namespace tpb

@@ -1,5 +1,7 @@
 #include "mpi_bench/pipeline/decision_stage.hpp"
 
+#include <algorithm>
+
 #include "mpi_bench/pipeline/stages.hpp"
 #include "results/custody.hpp"
 #include "results/decision_file.hpp"
@@ -7,6 +9,8 @@
 #include "results/layout.hpp"
 #include "results/study_file.hpp"
 #include "tp_decoder/model_config.hpp"
+#include "tp_decoder/shard_plan.hpp"
+#include "tp_decoder/weights.hpp"
 
 namespace tpb {
 namespace {
@@ -19,16 +23,21 @@ ModelConfig full_model(const H5File& file, const std::string& name) {
 
 // A deployment holds one TP group of the study's collective.
 DecisionDegree degree_inputs(const ModelConfig& full, BackendKind backend, CollectiveKind collective, int k,
-                             int layers_run, bool measured) {
+                             int layers_run, int batch, bool measured) {
   const MemorySetup setup{backend, collective, backend_memory_types(backend), k, false, k > 1};
   DecisionDegree d;
   d.k = k;
   d.measured = measured;
   d.line = ledger_line(memory_terms(full, setup));
-  // Weight bytes one layer adds to the shard, and the LM head's shard, read
-  // once per step: what the compute term scales by.
-  const double layer_bytes = static_cast<double>(memory_terms(with_layers(full, 2), setup).weights.fixed -
-                                                 memory_terms(with_layers(full, 1), setup).weights.fixed);
+  // Weight bytes one layer adds to what a step reads, and the LM head's
+  // shard, read once per step: what the compute term scales by. A sparse
+  // layer reads only the experts it routes to: at most batch × top-k of them
+  // (the grid's largest batch), where it holds every expert.
+  const ShardPlan plan = make_shard_plan(full, k, 0);
+  const std::int64_t experts = full.is_moe() ? std::min(full.moe.num_experts, batch * full.moe.experts_per_token) : 0;
+  const double layer_bytes =
+      static_cast<double>(weight_bytes_per_step(with_layers(full, 2), plan, setup.types.weight, 1, 2 * experts) -
+                          weight_bytes_per_step(with_layers(full, 1), plan, setup.types.weight, 1, experts));
   const double lm_head_bytes = static_cast<double>(full.vocab_size) / k * full.hidden_size *
                                static_cast<double>(element_size(setup.types.weight));
   d.layers = layer_scaling(layers_run, full.num_layers, layer_bytes, lm_head_bytes);
@@ -66,10 +75,11 @@ DeploymentDecision decision_stage(H5File& file, const MemoryBudget& budget) {
   const BackendKind backend = parse_backend_kind("study backend", q.registration.workload.backend);
   const CollectiveKind collective = stored_study_collective(file, backend);
   const int layers_run = q.registration.workload.layers;
+  const int batch = *std::max_element(q.registration.grid.batch.begin(), q.registration.grid.batch.end());
   for (int k : q.registration.grid.tp)
-    q.degrees.push_back(degree_inputs(full, backend, collective, k, layers_run, true));
+    q.degrees.push_back(degree_inputs(full, backend, collective, k, layers_run, batch, true));
   for (const auto& m : q.registration.modelled_degrees)
-    q.degrees.push_back(degree_inputs(full, backend, collective, m.k, layers_run, false));
+    q.degrees.push_back(degree_inputs(full, backend, collective, m.k, layers_run, batch, false));
   const DeploymentDecision decision = decide_deployment(q);
   write_decision(file, decision);
   return decision;

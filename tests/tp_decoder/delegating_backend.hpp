@@ -55,6 +55,9 @@ class DelegatingBackend : public Backend {
   }
   void silu_mul(Tensor& out, const Tensor& gate_up) override { inner_->silu_mul(out, gate_up); }
   void add(Tensor& x, const Tensor& y) override { inner_->add(x, y); }
+  void weighted_rows(Tensor& out, const Tensor& in, const Tensor& scales, int scale_row, bool accumulate) override {
+    inner_->weighted_rows(out, in, scales, scale_row, accumulate);
+  }
   void argmax(Tensor& tokens, const Tensor& logits, int shards) override { inner_->argmax(tokens, logits, shards); }
 
   EventHandle create_event() override { return inner_->create_event(); }

@@ -3,6 +3,7 @@
 // the weights read per step that the step runner reports.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -159,6 +160,36 @@ TEST(PhaseLedger, WithoutCollectivesArgmaxScoresItsOwnShard) {
   EXPECT_EQ(l.weight_bytes_per_step, phase_ledger(mqa, 2, 3, 16, kF32).weight_bytes_per_step);
 }
 
+TEST(PhaseLedger, TinyQwen2MoeTp2ByHand) {
+  // tiny-qwen2-moe, TP-2, b = 3, c = 16, f32: hidden 96, 12 experts of width 32 (16 on the rank), top 4,
+  // a shared expert of width 64 (32 on the rank), 2 layers routing to 5 and 7 distinct experts: 12 expert
+  // shards read. A (3, 96) f32 activation is 1,152 B.
+  const PhaseLedger l = phase_ledger(shipped_config("tiny-qwen2-moe"), 2, 3, 16, kF32, true, {5, 7});
+  // Router: 2 GEMVs (12, 96), their (3, 12) logits read back for softmax (5 per expert), top-4 selection
+  // (4 × 12 comparisons) without renormalisation, and the (12, 3) f32 weight table written.
+  expect_phase(l, Phase::router, 2, 2 * (12 * 96 * 4 + 1152) + 2 * 3 * 12 * 4, 2 * 3 * 12 * 4 + 2 * 12 * 3 * 4,
+               2 * 2 * 3 * 12 * 96 + 2 * 3 * (5 * 12 + 4 * 12), 2 * 12 * 96 * 4);
+  // 12 routed experts (32 gate|up rows each) and 2 shared ones (64 rows each).
+  expect_phase(l, Phase::gate_up, 14, 12 * 32 * 96 * 4 + 2 * 64 * 96 * 4 + 14 * 1152, 12 * 3 * 32 * 4 + 2 * 3 * 64 * 4,
+               12 * 2 * 3 * 32 * 96 + 2 * 2 * 3 * 64 * 96, 12 * 32 * 96 * 4 + 2 * 64 * 96 * 4);  // 196,608 B of weights
+  expect_phase(l, Phase::silu_mul, 14, 12 * 3 * 32 * 4 + 2 * 3 * 64 * 4, 12 * 3 * 16 * 4 + 2 * 3 * 32 * 4,
+               12 * 4 * 3 * 16 + 2 * 4 * 3 * 32, 0);
+  expect_phase(l, Phase::down, 14, 12 * 96 * 16 * 4 + 2 * 96 * 32 * 4 + 12 * 3 * 16 * 4 + 2 * 3 * 32 * 4,
+               14 * 1152, 12 * 2 * 3 * 96 * 16 + 2 * 2 * 3 * 96 * 32, 12 * 96 * 16 * 4 + 2 * 96 * 32 * 4);
+  // Shared gate: a (1, 96) GEMV per layer, its 3 logits read back, sigmoid (3 flops each), a (1, 3) f32 row.
+  expect_phase(l, Phase::shared_gate, 2, 2 * (96 * 4 + 1152) + 2 * 3 * 4, 2 * 3 * 4 + 2 * 3 * 4,
+               2 * 2 * 3 * 96 + 2 * 3 * 3, 2 * 96 * 4);
+  // 14 outputs weighted in; each layer's first overwrites, the other 12 add (and read the sum).
+  expect_phase(l, Phase::expert_combine, 14, 14 * (1152 + 3 * 4) + 12 * 1152, 14 * 1152, 14 * 288 + 12 * 288, 0);
+  EXPECT_EQ(l.total().intervals, 87);  // 1 + 2 × 11 attention-side marks + 2 + 14 × 4 + 2 + 1 + 3
+
+  const ShardPlan plan = make_shard_plan(shipped_config("tiny-qwen2-moe"), 2, 0);
+  EXPECT_EQ(l.weight_bytes_per_step, weight_bytes_per_step(shipped_config("tiny-qwen2-moe"), plan, ElementType::f32, 3, 12));
+  // Held: the 24 - 12 expert shards not read, 3 × 16 × 96 f32 each, beside what is read.
+  EXPECT_EQ(l.resident_bytes - l.weight_bytes_per_step, (384 - 3) * 96 * 4 + 12 * 3 * 16 * 96 * 4 + 12 * 4);
+  EXPECT_THROW(phase_ledger(shipped_config("tiny-qwen2-moe"), 2, 3, 16, kF32), UsageError);  // routing not given
+}
+
 TEST(PhaseLedger, RefusesADegreeThatDoesNotFit) {
   EXPECT_THROW(phase_ledger(shipped_config("llama-3.1-8b"), 3, 1, 0, kF32), UsageError);
 }
@@ -188,14 +219,17 @@ TEST_P(LedgerAgreement, ResidentIsTheEstimateAndReadIsWhatTheStepReports) {
   const LedgerShape& s = GetParam();
   const ModelConfig config = shipped_config(s.config);
   const MemoryTypes types = s.bf16 ? kBf16 : kF32;
-  const PhaseLedger l = phase_ledger(config, s.tp, s.batch, s.context, types);
+  // A sparse layer's worst case: every sequence routes to experts no other chose.
+  const int touched = std::min(config.moe.num_experts, s.batch * config.moe.experts_per_token);
+  const std::vector<int> experts(config.is_moe() ? static_cast<std::size_t>(config.num_layers) : 0, touched);
+  const PhaseLedger l = phase_ledger(config, s.tp, s.batch, s.context, types, true, experts);
 
   MemorySetup setup;
   setup.types = types;
   setup.tp = s.tp;
   EXPECT_EQ(l.resident_bytes, memory_terms(config, setup).weights.fixed);
-  EXPECT_EQ(l.weight_bytes_per_step,
-            weight_bytes_per_step(config, make_shard_plan(config, s.tp, 0), types.weight, s.batch));
+  EXPECT_EQ(l.weight_bytes_per_step, weight_bytes_per_step(config, make_shard_plan(config, s.tp, 0), types.weight,
+                                                           s.batch, std::int64_t{touched} * static_cast<std::int64_t>(experts.size())));
   EXPECT_EQ(l.total().weight_bytes_read, l.weight_bytes_per_step);
   if (s.tp == 1 && !config.tie_word_embeddings) {  // TP-1 holds every parameter once, and the RoPE table
     EXPECT_EQ(l.resident_bytes,
@@ -206,7 +240,12 @@ TEST_P(LedgerAgreement, ResidentIsTheEstimateAndReadIsWhatTheStepReports) {
   EXPECT_EQ(l.collectives.ar_bytes, std::int64_t{s.batch} * config.hidden_size * activation);
   EXPECT_EQ(l.collectives.n_ar, 2 * config.num_layers);
   EXPECT_EQ(l.collectives.ag_bytes, std::int64_t{s.batch} * config.vocab_size * 4);
-  EXPECT_EQ(l.total().intervals, 1 + 14LL * config.num_layers + 4);  // one per timeline mark of the step
+  // One per timeline mark of the step: 11 per layer around attention, 1 for
+  // the MLP's norm... a dense MLP 3, a sparse one its router, 4 per expert
+  // run and the shared gate.
+  const std::int64_t shared = config.moe.shared_expert_intermediate_size ? 1 : 0;
+  const std::int64_t mlp_marks = config.is_moe() ? 1 + 4 * (touched + shared) + shared : 3;
+  EXPECT_EQ(l.total().intervals, 1 + (11 + mlp_marks) * config.num_layers + 4);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -215,7 +254,9 @@ INSTANTIATE_TEST_SUITE_P(
                     LedgerShape{"llama-3.1-8b", 8, 32, 4096, true}, LedgerShape{"tiny-mqa", 1, 3, 16, false},
                     LedgerShape{"tiny-mqa", 2, 3, 16, false}, LedgerShape{"tiny-mqa", 8, 5, 100, true},
                     LedgerShape{"tiny-qwen2", 2, 2, 5, false}, LedgerShape{"tiny-qwen2", 4, 1, 0, true},
-                    LedgerShape{"llama-3.2-1b", 2, 8, 1024, false}),
+                    LedgerShape{"llama-3.2-1b", 2, 8, 1024, false}, LedgerShape{"tiny-mixtral", 2, 3, 16, false},
+                    LedgerShape{"tiny-qwen2-moe", 4, 1, 0, true}, LedgerShape{"mixtral-8x7b", 8, 16, 4096, true},
+                    LedgerShape{"qwen1.5-moe-a2.7b", 2, 4, 512, false}),
     shape_name);
 
 TEST(PhaseLedger, StepRunnerReportsTheLedgersWeightBytes) {
@@ -232,6 +273,29 @@ TEST(PhaseLedger, StepRunnerReportsTheLedgersWeightBytes) {
   EXPECT_EQ(terms.weight_bytes_per_step, l.weight_bytes_per_step);
   EXPECT_EQ(terms.ar_bytes, l.collectives.ar_bytes);
   EXPECT_EQ(terms.n_ar, l.collectives.n_ar);
+}
+
+TEST(PhaseLedger, StepRunnerReportsTheTouchedExpertsTheLedgerCounts) {
+  // A real TP-2 step of tiny-qwen2-moe: the ledger, given the experts the step touched, reads what the step reports.
+  const ModelConfig moe = shipped_config("tiny-qwen2-moe");
+  const std::unique_ptr<Backend> backend = make_cpu_backend();
+  test::CallLog log;
+  test::LoopbackCommunicator group(2, log);
+  StepOptions options;
+  options.warmup = 0;
+  options.iters = 1;
+  const StepTerms terms = run_step_point(*backend, &group, moe, StepPoint{2, 3, 16}, options);
+  ASSERT_EQ(terms.experts_touched.size(), 2u);
+  std::vector<int> counts;
+  for (const std::vector<int>& layer : terms.experts_touched) {
+    EXPECT_TRUE(std::is_sorted(layer.begin(), layer.end()));
+    EXPECT_GE(layer.size(), 4u);   // one sequence's top 4 at least
+    EXPECT_LE(layer.size(), 12u);  // 3 sequences × 4, and no more than the experts
+    counts.push_back(static_cast<int>(layer.size()));
+  }
+  const PhaseLedger l = phase_ledger(moe, 2, 3, 16, kF32, true, counts);
+  EXPECT_EQ(terms.weight_bytes_per_step, l.weight_bytes_per_step);
+  EXPECT_EQ(terms.n_ar, 2 * moe.num_layers);  // a sparse layer keeps two all-reduces
 }
 
 }  // namespace

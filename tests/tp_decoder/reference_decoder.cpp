@@ -62,6 +62,95 @@ void rotate(double* head, const ModelConfig& config, int position) {
   }
 }
 
+// SwiGLU of width `width` whose gate and up rows and down columns start at
+// `first` of the (possibly stacked) tensors: down (gate x) * up x.
+std::vector<double> swiglu(const Matrix& gate, const Matrix& up, const Matrix& down, long down_cols, long first,
+                           long width, const std::vector<double>& x) {
+  const long hidden = static_cast<long>(x.size());
+  std::vector<double> act(static_cast<std::size_t>(width));
+  for (long i = 0; i < width; ++i) {
+    double g = 0, u = 0;
+    for (long c = 0; c < hidden; ++c) {
+      g += gate[static_cast<std::size_t>((first + i) * hidden + c)] * x[static_cast<std::size_t>(c)];
+      u += up[static_cast<std::size_t>((first + i) * hidden + c)] * x[static_cast<std::size_t>(c)];
+    }
+    act[static_cast<std::size_t>(i)] = g / (1 + std::exp(-g)) * u;
+  }
+  std::vector<double> y(static_cast<std::size_t>(hidden), 0.0);
+  for (long r = 0; r < hidden; ++r)
+    for (long i = 0; i < width; ++i)
+      y[static_cast<std::size_t>(r)] +=
+          down[static_cast<std::size_t>(r * down_cols + first + i)] * act[static_cast<std::size_t>(i)];
+  return y;
+}
+
+// One layer's MLP, dense or sparse, from its published definition: a sparse
+// layer takes the softmax of the router logits over every expert, keeps the
+// experts_per_token most probable (lowest index first on a tie), optionally
+// renormalises their weights, sums their weighted SwiGLU outputs, and adds
+// the shared expert scaled by sigmoid(shared gate · x).
+class Mlp {
+ public:
+  Mlp(const ModelConfig& config, std::uint64_t seed, int layer) : config_(config) {
+    const long hidden = config.hidden_size;
+    const MoeConfig& moe = config.moe;
+    width_ = config.is_moe() ? moe.expert_intermediate_size : config.intermediate_size;
+    const long rows = config.is_moe() ? moe.num_experts * width_ : width_;
+    const TensorKind gate = config.is_moe() ? TensorKind::expert_gate : TensorKind::w_gate;
+    const TensorKind up = config.is_moe() ? TensorKind::expert_up : TensorKind::w_up;
+    const TensorKind down = config.is_moe() ? TensorKind::expert_down : TensorKind::w_down;
+    gate_ = tensor(config, seed, layer, gate, rows, hidden);
+    up_ = tensor(config, seed, layer, up, rows, hidden);
+    down_ = tensor(config, seed, layer, down, hidden, rows);
+    if (!config.is_moe()) return;
+    router_ = tensor(config, seed, layer, TensorKind::router, moe.num_experts, hidden);
+    shared_width_ = moe.shared_expert_intermediate_size;
+    if (shared_width_ == 0) return;
+    shared_gate_ = tensor(config, seed, layer, TensorKind::shared_gate_proj, shared_width_, hidden);
+    shared_up_ = tensor(config, seed, layer, TensorKind::shared_up_proj, shared_width_, hidden);
+    shared_down_ = tensor(config, seed, layer, TensorKind::shared_down_proj, hidden, shared_width_);
+    shared_expert_gate_ = tensor(config, seed, layer, TensorKind::shared_expert_gate, 1, hidden);
+  }
+
+  std::vector<double> operator()(const std::vector<double>& x) const {
+    if (!config_.is_moe()) return swiglu(gate_, up_, down_, width_, 0, width_, x);
+    const MoeConfig& moe = config_.moe;
+    const long experts = moe.num_experts;
+    const std::vector<double> logits = linear(router_, x, experts);
+    const double peak = *std::max_element(logits.begin(), logits.end());
+    std::vector<double> p(logits.size());
+    double total = 0;
+    for (std::size_t e = 0; e < p.size(); ++e) total += (p[e] = std::exp(logits[e] - peak));
+    for (double& v : p) v /= total;
+    std::vector<long> order(static_cast<std::size_t>(experts));
+    for (long e = 0; e < experts; ++e) order[static_cast<std::size_t>(e)] = e;
+    std::stable_sort(order.begin(), order.end(), [&p](long a, long b) {
+      return p[static_cast<std::size_t>(a)] > p[static_cast<std::size_t>(b)];
+    });
+    order.resize(static_cast<std::size_t>(moe.experts_per_token));
+    double kept = 0;
+    for (long e : order) kept += p[static_cast<std::size_t>(e)];
+    std::vector<double> y(x.size(), 0.0);
+    for (long e : order) {
+      const double weight = p[static_cast<std::size_t>(e)] / (moe.norm_topk_prob ? kept : 1.0);
+      const std::vector<double> out = swiglu(gate_, up_, down_, experts * width_, e * width_, width_, x);
+      for (std::size_t i = 0; i < y.size(); ++i) y[i] += weight * out[i];
+    }
+    if (shared_width_ == 0) return y;
+    const double g = linear(shared_expert_gate_, x, 1)[0];
+    const std::vector<double> shared = swiglu(shared_gate_, shared_up_, shared_down_, shared_width_, 0, shared_width_, x);
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] += shared[i] / (1 + std::exp(-g));
+    return y;
+  }
+
+ private:
+  const ModelConfig& config_;
+  long width_ = 0;
+  long shared_width_ = 0;
+  Matrix gate_, up_, down_, router_;
+  Matrix shared_gate_, shared_up_, shared_down_, shared_expert_gate_;
+};
+
 }  // namespace
 
 double rope_inv_freq(const ModelConfig& config, int i) {
@@ -83,7 +172,6 @@ Output decode_step(const ModelConfig& config, int batch, int context, std::uint6
   const long hd = config.head_dim;
   const long heads = config.num_heads;
   const long kv_heads = config.num_kv_heads;
-  const long inter = config.intermediate_size;
   const long vocab = config.vocab_size;
   const long positions = context + 1;
   const double eps = config.rms_norm_eps;
@@ -102,9 +190,7 @@ Output decode_step(const ModelConfig& config, int batch, int context, std::uint6
     const Matrix wv = tensor(config, seed, layer, TensorKind::wv, kv_heads * hd, hidden);
     const Matrix wo = tensor(config, seed, layer, TensorKind::wo, hidden, heads * hd);
     const Matrix ffn_norm = tensor(config, seed, layer, TensorKind::ffn_norm, 1, hidden);
-    const Matrix w_gate = tensor(config, seed, layer, TensorKind::w_gate, inter, hidden);
-    const Matrix w_up = tensor(config, seed, layer, TensorKind::w_up, inter, hidden);
-    const Matrix w_down = tensor(config, seed, layer, TensorKind::w_down, hidden, inter);
+    const Mlp mlp(config, seed, layer);
     Matrix bq, bk, bv;
     if (config.qkv_bias) {
       bq = tensor(config, seed, layer, TensorKind::bq, 1, heads * hd);
@@ -155,16 +241,7 @@ Output decode_step(const ModelConfig& config, int batch, int context, std::uint6
       const std::vector<double> o = linear(wo, attended, hidden);
       for (long i = 0; i < hidden; ++i) xb[static_cast<std::size_t>(i)] += o[static_cast<std::size_t>(i)];
 
-      // SwiGLU MLP.
-      const std::vector<double> xn2 = rmsnorm(xb, ffn_norm, eps);
-      const std::vector<double> gate = linear(w_gate, xn2, inter);
-      const std::vector<double> up = linear(w_up, xn2, inter);
-      std::vector<double> act(static_cast<std::size_t>(inter));
-      for (long i = 0; i < inter; ++i) {
-        const double g = gate[static_cast<std::size_t>(i)];
-        act[static_cast<std::size_t>(i)] = g / (1 + std::exp(-g)) * up[static_cast<std::size_t>(i)];
-      }
-      const std::vector<double> down = linear(w_down, act, hidden);
+      const std::vector<double> down = mlp(rmsnorm(xb, ffn_norm, eps));
       for (long i = 0; i < hidden; ++i) xb[static_cast<std::size_t>(i)] += down[static_cast<std::size_t>(i)];
     }
   }

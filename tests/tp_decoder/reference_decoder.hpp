@@ -3,7 +3,8 @@
 // BLAS, no OpenMP, no backend, no sharding, double accumulation. It shares
 // only the definition of the synthetic weights and inputs with tpbench, so
 // it checks everything else (fused layouts, GQA mapping, RoPE and its llama3
-// scaling, qwen2 biases, the LM head, argmax).
+// scaling, qwen2 biases, mixture-of-experts routing and experts, the LM
+// head, argmax).
 #include <cstdint>
 #include <vector>
 

@@ -1,5 +1,6 @@
 // The CPU backend's decode step against the plain reference decoder on tiny
-// configs (GQA, MQA, llama3 RoPE scaling, qwen2 biases, tied embeddings), and
+// configs (GQA, MQA, llama3 RoPE scaling, qwen2 biases, tied embeddings,
+// mixture-of-experts layers with and without a shared expert), and
 // the pieces the reference pins down one by one.
 #include <gtest/gtest.h>
 
@@ -56,7 +57,8 @@ TEST_P(CpuMatchesReference, LogitsAndGreedyTokens) {
 
 INSTANTIATE_TEST_SUITE_P(
     TinyConfigs, CpuMatchesReference,
-    ::testing::Combine(::testing::Values("tiny-llama", "tiny-mqa", "tiny-qwen2"), ::testing::Values(1, 3),
+    ::testing::Combine(::testing::Values("tiny-llama", "tiny-mqa", "tiny-qwen2", "tiny-mixtral", "tiny-qwen2-moe"),
+                       ::testing::Values(1, 3),
                        ::testing::Values(0, 40)),
     [](const auto& test_case) {
       std::string name = std::get<0>(test_case.param) + "_b" + std::to_string(std::get<1>(test_case.param)) + "_c" +

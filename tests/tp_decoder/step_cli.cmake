@@ -1,5 +1,5 @@
 # Runs `mpi_bench step` as a user would: --check passes at TP 1,2,4 on four
-# ranks (GQA, MQA with kv_heads < k, qwen2 with biases) and writes the HDF5
+# ranks (GQA, MQA with kv_heads < k, qwen2 with biases, mixtral's experts) and writes the HDF5
 # points; a degree that does not divide the heads is refused naming them.
 function(run_ok)
   execute_process(COMMAND ${MPIEXEC} --oversubscribe -n 4 ${MPI_BENCH} ${ARGN}
@@ -22,6 +22,15 @@ foreach(model tiny-llama tiny-mqa tiny-qwen2)
     message(FATAL_ERROR "no results file for ${model}")
   endif()
 endforeach()
+
+# A mixture-of-experts model at points whose routing margin clears the check's
+# tolerance (tp_equivalence_test): the experts each layer touched are stored.
+run_ok(step --model ${CONFIGS}/tiny-mixtral.json --tp 1,2,4 --batch 1,3 --context 0,33 --check -w 1 -n 2
+       -o ${WORK}/step_tiny-mixtral.h5 --overwrite)
+execute_process(COMMAND h5ls -r ${WORK}/step_tiny-mixtral.h5 RESULT_VARIABLE rc OUTPUT_VARIABLE out TIMEOUT 30)
+if(NOT out MATCHES "/step/k4/b3_c33/experts_touched +Dataset {2, 8}")
+  message(FATAL_ERROR "step_tiny-mixtral.h5: no /step/k4/b3_c33/experts_touched of 2 x 8\n${out}")
+endif()
 
 # As stored on four ranks: t_step_us one column per TP group, t_rank_us one per rank.
 execute_process(COMMAND h5ls -r ${WORK}/step_tiny-llama.h5 RESULT_VARIABLE rc OUTPUT_VARIABLE out TIMEOUT 30)

@@ -266,6 +266,27 @@ class CpuBackend final : public Backend {
     for (std::int64_t i = 0; i < n; ++i) a[i] += b[i];
   }
 
+  void weighted_rows(Tensor& out, const Tensor& in, const Tensor& scales, int scale_row, bool accumulate) override {
+    expect_shape(in, out.rows, out.cols, "weighted_rows", "in");
+    TPB_CHECK(scales.type == ElementType::f32 && scales.cols == out.rows && scale_row >= 0 && scale_row < scales.rows,
+              fmt::format("cpu weighted_rows: row {} of a ({} x {}) scale table for {} rows", scale_row, scales.rows,
+                          scales.cols, out.rows));
+    const float* scale = f32(scales) + std::int64_t{scale_row} * scales.cols;
+    const std::int64_t n = out.cols;
+    for (std::int64_t b = 0; b < out.rows; ++b) {
+      const float w = scale[b];
+      const float* x = f32(in) + b * n;
+      float* y = f32(out) + b * n;
+      if (accumulate) {
+#pragma omp simd
+        for (std::int64_t i = 0; i < n; ++i) y[i] += w * x[i];
+      } else {
+#pragma omp simd
+        for (std::int64_t i = 0; i < n; ++i) y[i] = w * x[i];
+      }
+    }
+  }
+
   void argmax(Tensor& tokens, const Tensor& logits, int shards) override {
     const std::int64_t batch = tokens.cols;
     expect_shape(logits, shards * batch, logits.cols, "argmax", "logits");

@@ -256,6 +256,12 @@ class CudaBackend final : public Backend {
     gpu::add_inplace(as_bf16(x), as_bf16(y), static_cast<std::size_t>(x.numel()), stream_);
   }
 
+  // Mixture-of-experts layers are computed on the cpu backend only; refusing
+  // here stops a MoE step at its first expert, before anything is timed.
+  void weighted_rows(Tensor&, const Tensor&, const Tensor&, int, bool) override {
+    throw UsageError("--backend cuda: mixture-of-experts layers are not implemented on cuda (use --backend cpu)");
+  }
+
   void argmax(Tensor& tokens, const Tensor& logits, int shards) override {
     expect(tokens, 1, tokens.cols, ElementType::i32, "argmax", "tokens");
     expect(logits, shards * tokens.cols, logits.cols, ElementType::f32, "argmax", "logits");

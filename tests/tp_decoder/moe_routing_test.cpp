@@ -1,0 +1,81 @@
+// Routing of a mixture-of-experts layer: softmax, top-k with ties to the
+// lowest expert index, the weights with and without renormalisation, the
+// experts touched, and each expert's slice of the stacked expert tensors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "test_configs.hpp"
+#include "tp_decoder/moe_routing.hpp"
+#include "tp_decoder/shard_plan.hpp"
+
+namespace tpb {
+namespace {
+
+MoeConfig moe(int experts, int top, bool renormalise) {
+  MoeConfig m;
+  m.num_experts = experts;
+  m.experts_per_token = top;
+  m.expert_intermediate_size = 8;
+  m.norm_topk_prob = renormalise;
+  return m;
+}
+
+TEST(MoeRouting, TiesGoToTheLowestExpertIndex) {
+  // Row 0: experts 1, 2 and 4 tie for first; row 1: all tie; row 2: 3 and 5 tie for second place.
+  const std::vector<float> logits = {0, 3, 3, 1, 3, 2,
+                                     5, 5, 5, 5, 5, 5,
+                                     9, 0, 1, 4, 0, 4};
+  const LayerRouting top2 = route_tokens(moe(6, 2, true), logits.data(), 3);
+  EXPECT_EQ(top2.experts, (std::vector<int>{1, 2, 0, 1, 0, 3}));
+  const LayerRouting top3 = route_tokens(moe(6, 3, true), logits.data(), 3);
+  EXPECT_EQ(top3.experts, (std::vector<int>{1, 2, 4, 0, 1, 2, 0, 3, 5}));
+  EXPECT_EQ(top3.min_margin, 0.0);  // row 1 (and row 0's third place) is a tie
+}
+
+TEST(MoeRouting, SoftmaxWeightsRenormalisedOnlyWhenTheConfigSays) {
+  // Probabilities 1/8, 2/8 and 5/8: the top two are experts 2 and 1.
+  const std::vector<float> logits = {0.0f, static_cast<float>(std::log(2.0)), static_cast<float>(std::log(5.0))};
+  const LayerRouting raw = route_tokens(moe(3, 2, false), logits.data(), 1);  // qwen2_moe, norm_topk_prob false
+  ASSERT_EQ(raw.experts, (std::vector<int>{2, 1}));
+  EXPECT_NEAR(raw.weights[0], 5.0 / 8, 1e-6);  // f32 logits: log(2) and log(5) rounded to 2^-24 relative
+  EXPECT_NEAR(raw.weights[1], 2.0 / 8, 1e-6);
+  EXPECT_NEAR(raw.min_margin, std::log(2.0), 1e-6);  // in logits: expert 1's against expert 0's
+  const LayerRouting renormalised = route_tokens(moe(3, 2, true), logits.data(), 1);  // mixtral
+  EXPECT_NEAR(renormalised.weights[0], 5.0 / 7, 1e-6);
+  EXPECT_NEAR(renormalised.weights[1], 2.0 / 7, 1e-6);
+  const LayerRouting every = route_tokens(moe(3, 3, true), logits.data(), 1);
+  EXPECT_TRUE(std::isinf(every.min_margin));  // nothing left out: no margin to cross
+}
+
+TEST(MoeRouting, ExpertsTouchedAreDistinctAndAscending) {
+  LayerRouting r;
+  r.experts = {5, 1, 1, 7, 5, 0};
+  EXPECT_EQ(experts_touched(r), (std::vector<int>{0, 1, 5, 7}));
+}
+
+TEST(MoeShardPlan, EachExpertIsShardedLikeTheDenseMlp) {
+  const ModelConfig config = test::shipped_config("tiny-mixtral");  // 8 experts of width 96
+  const ShardPlan plan = make_shard_plan(config, 2, 1);
+  EXPECT_EQ(plan.expert_intermediate, 48);
+  EXPECT_EQ(plan.intermediate, 0);  // no dense MLP
+  const TensorSlice gate = expert_slice(plan, TensorKind::expert_gate, 3);
+  EXPECT_EQ(gate.global_rows, 8 * 96);
+  EXPECT_EQ(gate.row_begin, 3 * 96 + 48);  // expert 3's second half
+  EXPECT_EQ(gate.rows, 48);
+  EXPECT_EQ(gate.cols, 64);
+  const TensorSlice down = expert_slice(plan, TensorKind::expert_down, 3);
+  EXPECT_EQ(down.global_cols, 8 * 96);
+  EXPECT_EQ(down.col_begin, 3 * 96 + 48);
+  EXPECT_EQ(down.cols, 48);
+  EXPECT_EQ(down.rows, 64);
+  EXPECT_EQ(plan.slice(TensorKind::router).rows, 8);  // replicated
+  EXPECT_EQ(shard_plan_problem(config, 4), "");
+  ModelConfig narrow = test::shipped_config("tiny-qwen2-moe");
+  narrow.moe.expert_intermediate_size = 30;  // k = 4 divides the heads, not the experts
+  EXPECT_NE(shard_plan_problem(narrow, 4).find("moe_intermediate_size (30)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tpb

@@ -1,0 +1,96 @@
+#include "tp_decoder/moe_routing.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "common/error.hpp"
+
+namespace tpb {
+
+LayerRouting route_tokens(const MoeConfig& moe, const float* router_logits, int batch) {
+  const int n = moe.num_experts;
+  const int top = moe.experts_per_token;
+  TPB_CHECK(n >= 1 && top >= 1 && top <= n && batch >= 1,
+            fmt::format("route_tokens: top {} of {} experts for {} sequences", top, n, batch));
+  LayerRouting r;
+  r.batch = batch;
+  r.experts_per_token = top;
+  r.min_margin = std::numeric_limits<double>::infinity();
+  std::vector<double> probability(static_cast<std::size_t>(n));
+  std::vector<bool> taken(static_cast<std::size_t>(n));
+  for (int b = 0; b < batch; ++b) {
+    // Softmax in double: the same value for the same logits on every rank.
+    const float* logits = router_logits + static_cast<std::ptrdiff_t>(b) * n;
+    const double peak = *std::max_element(logits, logits + n);
+    double total = 0;
+    for (int e = 0; e < n; ++e) total += probability[static_cast<std::size_t>(e)] = std::exp(logits[e] - peak);
+    for (double& p : probability) p /= total;
+
+    // Top-k by repeated selection; strict > keeps the lowest index on a tie.
+    std::fill(taken.begin(), taken.end(), false);
+    double kept_sum = 0;
+    float last_kept_logit = 0;
+    const std::size_t first = r.experts.size();
+    for (int slot = 0; slot < top; ++slot) {
+      int best = -1;
+      for (int e = 0; e < n; ++e)
+        if (!taken[static_cast<std::size_t>(e)] &&
+            (best < 0 || probability[static_cast<std::size_t>(e)] > probability[static_cast<std::size_t>(best)]))
+          best = e;
+      taken[static_cast<std::size_t>(best)] = true;
+      r.experts.push_back(best);
+      last_kept_logit = logits[best];
+      kept_sum += probability[static_cast<std::size_t>(best)];
+    }
+    for (int e = 0; e < n; ++e)
+      if (!taken[static_cast<std::size_t>(e)])
+        r.min_margin = std::min(r.min_margin, static_cast<double>(last_kept_logit) - logits[e]);
+    for (std::size_t i = first; i < r.experts.size(); ++i) {
+      const double p = probability[static_cast<std::size_t>(r.experts[i])];
+      r.weights.push_back(static_cast<float>(moe.norm_topk_prob ? p / kept_sum : p));
+    }
+  }
+  return r;
+}
+
+std::vector<int> experts_touched(const LayerRouting& routing) {
+  std::vector<int> touched = routing.experts;
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  return touched;
+}
+
+std::string routing_disagreement(Backend& backend, Communicator& group, const std::vector<LayerRouting>& layers) {
+  // Every rank's expert ids, as f32 (exact below 2^24) logits-role tensors,
+  // which every backend stores as f32; gathered in rank order.
+  std::vector<float> mine;
+  for (const LayerRouting& layer : layers) mine.insert(mine.end(), layer.experts.begin(), layer.experts.end());
+  if (mine.empty()) return {};
+  const auto count = static_cast<std::int64_t>(mine.size());
+  OwnedTensor local(backend, 1, count, TensorRole::logits);
+  OwnedTensor all(backend, group.size(), count, TensorRole::logits);
+  backend.upload(*local, mine.data());
+  group.all_gather(local->data, all->data, static_cast<std::size_t>(count), comm_datatype(local->type),
+                   backend.stream());
+  group.synchronize(backend.stream());
+  std::vector<float> every(static_cast<std::size_t>(count * group.size()));
+  backend.download(*all, every.data());
+  for (int rank = 1; rank < group.size(); ++rank) {
+    std::size_t i = 0;
+    for (std::size_t layer = 0; layer < layers.size(); ++layer)
+      for (std::size_t j = 0; j < layers[layer].experts.size(); ++j, ++i) {
+        const float theirs = every[static_cast<std::size_t>(rank) * static_cast<std::size_t>(count) + i];
+        if (theirs != every[i])
+          return fmt::format("routing differs across the TP-{} group: rank {} routes sequence {} of layer {} to "
+                             "expert {}, rank 0 to expert {}",
+                             group.size(), rank, j / static_cast<std::size_t>(layers[layer].experts_per_token), layer,
+                             theirs, every[i]);
+      }
+  }
+  return {};
+}
+
+}  // namespace tpb
