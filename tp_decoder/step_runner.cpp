@@ -119,9 +119,10 @@ void require_finite_logits(Backend& backend, Communicator* comm, const ModelConf
 
 // The first layer and sequence whose expert set at TP-k differs from TP-1's,
 // as one line; empty when all agree. *min_margin: TP-1's smallest top-k
-// margin over layers.
+// margin over layers. A margin below `tolerance` is a near-tie that the
+// reduction order alone may flip, and the line says so.
 std::string routing_difference(const std::vector<LayerRouting>& tp_k, const std::vector<LayerRouting>& tp_1, int tp,
-                               double* min_margin) {
+                               double tolerance, double* min_margin) {
   *min_margin = std::numeric_limits<double>::infinity();
   for (const LayerRouting& layer : tp_1) *min_margin = std::min(*min_margin, layer.min_margin);
   for (std::size_t layer = 0; layer < tp_1.size(); ++layer) {
@@ -135,8 +136,11 @@ std::string routing_difference(const std::vector<LayerRouting>& tp_k, const std:
       std::sort(theirs.begin(), theirs.end());
       if (mine != theirs)
         return fmt::format("TP-{} routes sequence {} of layer {} to experts [{}], TP-1 to [{}] (TP-1's smallest top-k "
-                           "margin {:.3g})",
-                           tp, seq, layer, fmt::join(mine, ","), fmt::join(theirs, ","), *min_margin);
+                           "margin {:.3g}{})",
+                           tp, seq, layer, fmt::join(mine, ","), fmt::join(theirs, ","), *min_margin,
+                           *min_margin < tolerance
+                               ? fmt::format(", below the tolerance {:.3g}: a near-tie, try another point", tolerance)
+                               : std::string());
     }
   }
   return {};
@@ -177,7 +181,8 @@ StepCheck check_step(Backend& backend, Communicator* comm, const ModelConfig& co
   check.tolerance = relative_logit_tolerance(state.logits->type) * std::max(1.0, check.max_abs_logit);
   if (config.is_moe()) {
     check.routing_compared = true;
-    check.failure = routing_difference(state.moe.routing, state1.moe.routing, point.tp, &check.min_routing_margin);
+    check.failure = routing_difference(state.moe.routing, state1.moe.routing, point.tp, check.tolerance,
+                                       &check.min_routing_margin);
     if (!check.failure.empty()) return check;
   }
   if (check.tokens != check.reference_tokens)
