@@ -4,12 +4,13 @@
 # and llama-3.1-8b, m = 1, 2, 4, 8, 16: one process, one thread, one core,
 # candidates interleaved, each as a fraction of max(bytes / bandwidth,
 # flops / peak) measured in the same process (docs/MEASUREMENT.md).
-# Usage: jobs/bench_cpu_gemm.sh [calls per candidate and point, default 15]
+# Usage: jobs/bench_cpu_gemm.sh [calls per candidate and point, default 15] [model, default both]
 # Needs about 7 GiB of memory (the 1B LM head, its copies and oneDNN's packed ones).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TPB_BUILD_DIR:-$root/build}
 reps=${1:-15}
+model=${2:-}
 bench="$build/tp_decoder/bench_cpu_gemm"
 [[ -x "$bench" ]] || { echo "bench_cpu_gemm: $bench not built (cmake --build $build --target bench_cpu_gemm)" >&2; exit 2; }
 [[ "$reps" =~ ^[1-9][0-9]*$ ]] || { echo "bench_cpu_gemm: calls '$reps' is not a positive integer" >&2; exit 2; }
@@ -17,4 +18,4 @@ bench="$build/tp_decoder/bench_cpu_gemm"
 core=$(( $(nproc) - 1 ))
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 BLIS_NUM_THREADS=1 OMP_PROC_BIND=true
 echo "# $(date -u +%FT%TZ) $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-) | core $core | load: $(cut -d' ' -f1-3 /proc/loadavg)"
-exec taskset -c "$core" "$bench" --reps "$reps"
+exec taskset -c "$core" "$bench" --reps "$reps" ${model:+--model "$model"}

@@ -1,6 +1,6 @@
 // The small-batch kernel against a double-precision reference on every shape
 // class the step uses (k off the vector width, odd n, the LM head's n, TP shard
-// widths, the qwen2 bias), on both instruction-set paths; its fixed order:
+// widths, the qwen2 bias), on every instruction-set path; its fixed order:
 // bit-identical run to run, for any thread count, batch or row shard; and the
 // packed weight order, as the kernel and the cpu backend's weights use it.
 #include <gtest/gtest.h>
@@ -39,9 +39,11 @@ std::vector<float> packed(const std::vector<float>& w, std::int64_t n, std::int6
   return p;
 }
 
+// Every path this CPU runs (a CPU without AVX-512 tests the other two).
 std::vector<GemmIsa> isas() {
-  std::vector<GemmIsa> list{GemmIsa::portable};
-  if (small_batch_gemm_isa() == GemmIsa::avx2_fma) list.push_back(GemmIsa::avx2_fma);
+  std::vector<GemmIsa> list;
+  for (GemmIsa isa : {GemmIsa::portable, GemmIsa::avx2_fma, GemmIsa::avx512})
+    if (gemm_isa_supported(isa)) list.push_back(isa);
   return list;
 }
 
@@ -159,6 +161,23 @@ TEST(SmallBatchGemm, OrderIndependentOfBatchAndRowShard) {
                 0)
           << to_string(isa) << ", batch row " << i << " of the shard";
   }
+}
+
+// The AVX-512 kernel puts two rows' 8-lane sums in one register and keeps
+// the AVX2 kernel's order lane for lane, so the two agree bit for bit on every
+// block shape (n % 4 = 0..3), tile size and column tail.
+TEST(SmallBatchGemm, Avx512GivesTheAvx2Bits) {
+  if (!gemm_isa_supported(GemmIsa::avx512)) GTEST_SKIP() << "no AVX-512 on this CPU";
+  for (std::int64_t m : {1, 3, 8, 9, 16, 17, 33, 34})
+    for (std::int64_t n : {4, 5, 6, 7, 13})
+      for (std::int64_t k : {8, 29, 300, 1029}) {
+        const Problem p{m, n, k, n % 2 == 1};
+        const auto x = random_values(p.m * p.k, 12);
+        const auto w = random_values(p.n * p.k, 13);
+        const auto b = random_values(p.n, 14);
+        EXPECT_TRUE(same_bits(run(GemmIsa::avx512, p, x, w, b), run(GemmIsa::avx2_fma, p, x, w, b)))
+            << describe(p, GemmIsa::avx512);
+      }
 }
 
 // Every element has one place in the packed order, (1, n) vectors keep theirs,

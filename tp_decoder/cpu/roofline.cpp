@@ -7,7 +7,7 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
-#define TPB_HAVE_AVX2_PEAK 1
+#define TPB_HAVE_X86_VECTORS 1
 #endif
 
 namespace tpb {
@@ -19,7 +19,7 @@ using Clock = std::chrono::steady_clock;
 // two pipes (4-5 cycles × 2); the operands stay in registers.
 constexpr int kChains = 12;
 
-#if TPB_HAVE_AVX2_PEAK
+#if TPB_HAVE_X86_VECTORS
 __attribute__((target("avx2,fma"))) float avx2_fma_chains(long steps) {
   __m256 acc[kChains];
   for (int c = 0; c < kChains; ++c) acc[c] = _mm256_set1_ps(static_cast<float>(c) * 1e-3f);
@@ -33,7 +33,38 @@ __attribute__((target("avx2,fma"))) float avx2_fma_chains(long steps) {
 }
 #endif
 
-#if TPB_HAVE_AVX2_PEAK
+#if TPB_HAVE_X86_VECTORS
+// The same chains 16 lanes wide: the peak of the instructions the AVX-512
+// kernel issues (on a core with full-width AVX-512 units, twice the AVX2 one).
+__attribute__((target("avx512f,fma"))) float avx512_fma_chains(long steps) {
+  __m512 acc[kChains];
+  for (int c = 0; c < kChains; ++c) acc[c] = _mm512_set1_ps(static_cast<float>(c) * 1e-3f);
+  const __m512 a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-7f);
+  for (long s = 0; s < steps; ++s)
+#pragma GCC unroll 12
+    for (int c = 0; c < kChains; ++c) acc[c] = _mm512_fmadd_ps(acc[c], a, b);
+  __m512 sum = acc[0];
+  for (int c = 1; c < kChains; ++c) sum = _mm512_add_ps(sum, acc[c]);
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, sum);
+  return lanes[0] + lanes[15];  // a value to keep, as the AVX2 chains return lane 0
+}
+
+// The read probe with the kernel's load width.
+__attribute__((target("avx512f"))) float avx512_sum(const float* v, std::int64_t count) {
+  __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+  std::int64_t i = 0;
+  for (; i + 64 <= count; i += 64)
+#pragma GCC unroll 4
+    for (int a = 0; a < 4; ++a) acc[a] = _mm512_add_ps(acc[a], _mm512_loadu_ps(v + i + 16 * a));
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, _mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])));
+  float sum = 0;
+  for (float lane : lanes) sum += lane;
+  for (; i < count; ++i) sum += v[i];
+  return sum;
+}
+
 __attribute__((target("avx2,fma"))) float avx2_sum(const float* v, std::int64_t count) {
   __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
   std::int64_t i = 0;
@@ -77,7 +108,8 @@ double read_pass_GBps(const double* array, std::size_t count) {
 }
 
 float sum_floats(const float* v, std::int64_t count) {
-#if TPB_HAVE_AVX2_PEAK
+#if TPB_HAVE_X86_VECTORS
+  if (small_batch_gemm_isa() == GemmIsa::avx512) return avx512_sum(v, count);
   if (small_batch_gemm_isa() == GemmIsa::avx2_fma) return avx2_sum(v, count);
 #endif
   float lanes[32] = {};
@@ -91,8 +123,12 @@ float sum_floats(const float* v, std::int64_t count) {
 }
 
 float fma_chains(double flops) {
+#if TPB_HAVE_X86_VECTORS
+  if (small_batch_gemm_isa() == GemmIsa::avx512)
+    return avx512_fma_chains(static_cast<long>(flops / (2.0 * 16.0 * kChains)) + 1);
+#endif
   const auto steps = static_cast<long>(flops / (2.0 * 8.0 * kChains)) + 1;
-#if TPB_HAVE_AVX2_PEAK
+#if TPB_HAVE_X86_VECTORS
   if (small_batch_gemm_isa() == GemmIsa::avx2_fma) return avx2_fma_chains(steps);
 #endif
   return portable_chains(steps);

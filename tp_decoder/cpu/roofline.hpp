@@ -15,12 +15,13 @@ double read_pass_GBps(const double* array, std::size_t count);
 
 // The sum of `count` floats on the calling thread, in enough independent
 // vector chains that the read, not the add latency, bounds it: one core's
-// read of those bytes.
+// read of those bytes, with the vector width of small_batch_gemm_isa().
 float sum_floats(const float* v, std::int64_t count);
 
 // About `flops` floating-point operations (2 per FMA lane) on the calling
-// thread, in independent FMA chains that never touch memory: 8-lane AVX2 FMAs
-// where small_batch_gemm_isa() is avx2_fma, plain multiply-adds otherwise.
+// thread, in independent FMA chains that never touch memory, of the width the
+// kernel of small_batch_gemm_isa() uses: 16-lane AVX-512 FMAs (avx512), 8-lane
+// AVX2 FMAs (avx2_fma), plain multiply-adds otherwise.
 // Returns a value to keep, so the work is not optimised away.
 float fma_chains(double flops);
 

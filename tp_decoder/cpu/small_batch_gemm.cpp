@@ -38,24 +38,42 @@ void unpack_weight_rows(std::int64_t n, std::int64_t k, std::int64_t row_begin, 
   });
 }
 
-const char* to_string(GemmIsa isa) { return isa == GemmIsa::avx2_fma ? "avx2+fma" : "portable"; }
+const char* to_string(GemmIsa isa) {
+  switch (isa) {
+    case GemmIsa::avx512: return "avx512";
+    case GemmIsa::avx2_fma: return "avx2+fma";
+    default: return "portable";
+  }
+}
+
+bool gemm_isa_supported(GemmIsa isa) {
+  switch (isa) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    // __builtin_cpu_supports also checks that the OS saves the wider registers.
+    case GemmIsa::avx512:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma");
+    case GemmIsa::avx2_fma: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+    case GemmIsa::portable: return true;
+    default: return false;
+  }
+}
 
 GemmIsa small_batch_gemm_isa() {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  static const GemmIsa isa =
-      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? GemmIsa::avx2_fma : GemmIsa::portable;
+  static const GemmIsa isa = gemm_isa_supported(GemmIsa::avx512)     ? GemmIsa::avx512
+                             : gemm_isa_supported(GemmIsa::avx2_fma) ? GemmIsa::avx2_fma
+                                                                     : GemmIsa::portable;
   return isa;
-#else
-  return GemmIsa::portable;
-#endif
 }
 
 void small_batch_gemm(GemmIsa isa, std::int64_t m, std::int64_t n, std::int64_t k, const float* x,
                       const float* w_packed, const float* bias, float* y) {
-  if (isa == GemmIsa::avx2_fma)
-    detail::small_batch_gemm_avx2(m, n, k, x, w_packed, bias, y);
-  else
-    detail::small_batch_gemm_portable(m, n, k, x, w_packed, bias, y);
+  switch (isa) {
+    case GemmIsa::avx512: detail::small_batch_gemm_avx512(m, n, k, x, w_packed, bias, y); break;
+    case GemmIsa::avx2_fma: detail::small_batch_gemm_avx2(m, n, k, x, w_packed, bias, y); break;
+    default: detail::small_batch_gemm_portable(m, n, k, x, w_packed, bias, y); break;
+  }
 }
 
 namespace detail {

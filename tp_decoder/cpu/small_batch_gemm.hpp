@@ -18,7 +18,8 @@
 //
 // Summation order, fixed: every output is eight lane sums over k (lane l takes
 // the columns c < k - k % 8 with c % 8 == l, in increasing c), joined by one
-// fixed tree, then the k % 8 tail columns in order, then the bias. It depends on
+// fixed tree, then the k % 8 tail columns in order (fused multiply-adds on the
+// AVX paths, so AVX-512 and AVX2 agree bit for bit), then the bias. It depends on
 // nothing else (not m, not the blocking, not the thread count), so the kernel is
 // bit-identical run to run, a batch row's result does not depend on its batch,
 // and a row shard of w (packed on its own) gives the same outputs as the whole w.
@@ -48,14 +49,20 @@ void unpack_weight_rows(std::int64_t n, std::int64_t k, std::int64_t row_begin, 
                         const float* packed, float* logical);
 
 enum class GemmIsa {
+  avx512,    // x86-64 with AVX-512 F/DQ/VL: small_batch_gemm_avx512.cpp, the AVX2 kernel's bits
   avx2_fma,  // x86-64 with AVX2 and FMA: the kernel of small_batch_gemm_avx2.cpp
   portable,  // any CPU: the same order in plain C++ (multiply then add, no fused rounding)
 };
 
 const char* to_string(GemmIsa isa);
 
-// The instruction set this process uses: AVX2 + FMA when the CPU has both, read
-// once, so every call of a run takes the same path.
+// The instruction sets this CPU can run, fastest first (the order of the
+// measured table in docs/MEASUREMENT.md: AVX-512 before AVX2 at every m and
+// shape measured), read once from the CPU's feature flags.
+bool gemm_isa_supported(GemmIsa isa);
+
+// The instruction set this process uses: the first of avx512, avx2_fma,
+// portable the CPU supports, so every call of a run takes the same path.
 GemmIsa small_batch_gemm_isa();
 
 // y = x · wᵀ (+ bias, a row of n when not null), w packed, any m, n, k ≥ 1.
@@ -68,6 +75,8 @@ void small_batch_gemm_portable(std::int64_t m, std::int64_t n, std::int64_t k, c
                                const float* bias, float* y);
 void small_batch_gemm_avx2(std::int64_t m, std::int64_t n, std::int64_t k, const float* x, const float* w,
                            const float* bias, float* y);
+void small_batch_gemm_avx512(std::int64_t m, std::int64_t n, std::int64_t k, const float* x, const float* w,
+                             const float* bias, float* y);
 }  // namespace detail
 
 }  // namespace tpb

@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "tp_decoder/cpu/small_batch_gemm.hpp"
@@ -114,7 +115,9 @@ TPB_AVX2 void row_block(std::int64_t j0, std::int64_t b0, int rows, std::int64_t
         const float* tail = wb + k8 * R + r * (k - k8);
         const float* xi = xb + (first + i) * k;
         float sum = lane_sum(acc[R * first + r * size + i]);
-        for (std::int64_t c = k8; c < k; ++c) sum += tail[c - k8] * xi[c];
+        // Fused, spelled out: left to contraction, the two kernels' tails
+        // compiled to different roundings.
+        for (std::int64_t c = k8; c < k; ++c) sum = std::fma(tail[c - k8], xi[c], sum);
         const std::int64_t j = j0 + r;
         y[(b0 + first + i) * n + j] = bias ? sum + bias[j] : sum;
       }

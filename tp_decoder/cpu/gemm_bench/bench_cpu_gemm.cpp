@@ -91,9 +91,18 @@ std::string library_of(const char* symbol) {
   return address && dladdr(address, &info) && info.dli_fname ? info.dli_fname : "?";
 }
 
-int run(int reps) {
+// model: only that model's shapes when not empty.
+int run(int reps, const std::string& model) {
+  if (!model.empty() &&
+      std::none_of(std::begin(kShapes), std::end(kShapes), [&](const Shape& s) { return model == s.model; })) {
+    fmt::print(stderr, "bench_cpu_gemm: no shapes of model '{}'\n", model);
+    return 2;
+  }
   std::vector<Candidate> candidates = probes();  // 0: read, 1: fma
-  for (Candidate& c : builtin_candidates()) candidates.push_back(std::move(c));  // 2: kept, 4: openblas
+  for (Candidate& c : builtin_candidates()) candidates.push_back(std::move(c));  // 2: kept
+  const auto openblas = static_cast<std::size_t>(
+      std::find_if(candidates.begin(), candidates.end(), [](const Candidate& c) { return c.name == "openblas"; }) -
+      candidates.begin());
   std::vector<std::string> notes;
   for (Candidate& c : optional_candidates(notes)) candidates.push_back(std::move(c));
   const GemmIsa isa = small_batch_gemm_isa();
@@ -114,6 +123,7 @@ int run(int reps) {
   std::fflush(stdout);
 
   for (const Shape& shape : kShapes) {
+    if (!model.empty() && model != shape.model) continue;
     const std::size_t bytes = static_cast<std::size_t>(shape.n * shape.k) * 4;
     const std::size_t copies = std::max<std::size_t>(2, (kRotationBytes + bytes - 1) / bytes);
     std::vector<std::unique_ptr<Buffer>> weights;
@@ -149,7 +159,7 @@ int run(int reps) {
         const std::size_t width = std::max<std::size_t>(8, candidates[i].name.size());
         line += ready[i] ? fmt::format(" {:>{}.3f}", limit / median(ms[i]), width) : fmt::format(" {:>{}}", "-", width);
       }
-      fmt::print("{} {:>14.3f}\n", line, median(ms[2]) / median(ms[4]));
+      fmt::print("{} {:>14.3f}\n", line, median(ms[2]) / median(ms[openblas]));
       std::fflush(stdout);
     }
   }
@@ -161,11 +171,16 @@ int run(int reps) {
 
 int main(int argc, char** argv) {
   int reps = 15;
+  std::string model;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
       reps = std::atoi(argv[++i]);
+    } else if (std::strcmp(argv[i], "--model") == 0 && i + 1 < argc) {
+      model = argv[++i];
     } else {
-      fmt::print(stderr, "usage: bench_cpu_gemm [--reps N]   (N interleaved calls per candidate, default 15)\n");
+      fmt::print(stderr,
+                 "usage: bench_cpu_gemm [--reps N] [--model NAME]   (N interleaved calls per candidate, default 15; "
+                 "NAME: llama-3.2-1b or llama-3.1-8b, default both)\n");
       return 2;
     }
   }
@@ -173,5 +188,5 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "bench_cpu_gemm: --reps must be at least 1\n");
     return 2;
   }
-  return tpb::gemm_bench::run(reps);
+  return tpb::gemm_bench::run(reps, model);
 }

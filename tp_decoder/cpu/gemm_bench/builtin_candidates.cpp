@@ -17,6 +17,11 @@ std::vector<Candidate> builtin_candidates() {
   list.push_back(make_candidate("portable", [](const Workload& w, int m, std::size_t copy) {
                     small_batch_gemm(GemmIsa::portable, m, w.n, w.k, w.x, w.weights[copy], nullptr, w.y);
                   }));
+  // The AVX2 kernel beside an AVX-512 kept one: what the wider path gains.
+  if (small_batch_gemm_isa() == GemmIsa::avx512)
+    list.push_back(make_candidate("avx2", [](const Workload& w, int m, std::size_t copy) {
+                      small_batch_gemm(GemmIsa::avx2_fma, m, w.n, w.k, w.x, w.weights[copy], nullptr, w.y);
+                    }));
   // The backend's calls before the kernel: sgemv for one row, sgemm otherwise.
   list.push_back(make_candidate("openblas", [](const Workload& w, int m, std::size_t copy) {
                     const auto n = static_cast<blasint>(w.n), k = static_cast<blasint>(w.k);
