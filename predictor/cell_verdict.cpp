@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "common/error.hpp"
 #include "predictor/statistics.hpp"
@@ -71,7 +73,23 @@ CellVerdict judge_round_mape(const PairedRoundErrors& errors, const CellGates& g
   return verdict;
 }
 
-// Version 3: median first, intervals from resampling whole rounds.
+// The level of the paired predictions in each round, ln, about its median
+// over rounds: where the sealed numbers could as well have stood had the
+// calibration met another stretch of the machine's level. drift_pct is
+// ln(sealed / paired) x 100 per round, so the paired level is its negative.
+std::vector<double> prediction_level_shifts(const std::vector<double>& drift_pct) {
+  const double centre = median(drift_pct);
+  std::vector<double> shifts;
+  shifts.reserve(drift_pct.size());
+  for (double drift : drift_pct) shifts.push_back((centre - drift) / 100.0);
+  return shifts;
+}
+
+// Version 3: median first, intervals from resampling whole rounds. Version 4:
+// the same, and the calibration-time interval also holds the level the
+// predictions moved through (prediction_level_shifts), so a sealed number
+// contradicts the paired verdict only beyond what the machine's own level
+// changes explain.
 CellVerdict judge_median_first(const PairedLogRatios& ratios, const CellGates& gates, const DecisionRule& rule,
                                double alpha) {
   TPB_CHECK(!ratios.paired.empty() && ratios.sealed.size() == ratios.paired.size() &&
@@ -81,7 +99,9 @@ CellVerdict judge_median_first(const PairedLogRatios& ratios, const CellGates& g
   const double kill = rule.kill_switch_pct;
   const RoundResampling resampling{rule.bootstrap.resamples, rule.bootstrap.seed};
   const FormErrorInterval paired = form_error_interval(ratios.paired, alpha, resampling, kill);
-  const FormErrorInterval sealed = form_error_interval(ratios.sealed, alpha, resampling, kill);
+  const FormErrorInterval sealed =
+      form_error_interval(ratios.sealed, alpha, resampling, kill,
+                          rule.version >= 4 ? prediction_level_shifts(ratios.drift_pct) : std::vector<double>{});
   CellVerdict verdict;
   set_interval_figures(verdict, paired.unsigned_error, kill, alpha);
   verdict.signed_error_pct = paired.estimate.signed_error_pct;

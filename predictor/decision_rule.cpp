@@ -35,8 +35,8 @@ std::string_view to_string(InconclusiveReason reason) {
 }
 
 void validate_decision_rule(const DecisionRule& rule) {
-  if (rule.version != 2 && rule.version != kDecisionRuleVersion)
-    throw UsageError(fmt::format("decision rule version {} is not one this tool judges (2 or {})", rule.version,
+  if (rule.version < 2 || rule.version > kDecisionRuleVersion)
+    throw UsageError(fmt::format("decision rule version {} is not one this tool judges (2 to {})", rule.version,
                                  kDecisionRuleVersion));
   if (!(rule.kill_switch_pct > 0.0 && rule.kill_switch_pct <= 1000.0))
     throw UsageError(fmt::format("kill switch {} % is not a percentage in (0, 1000]", rule.kill_switch_pct));

@@ -28,6 +28,12 @@ enum class InconclusiveReason {
 std::string_view to_string(InconclusiveReason reason);  // "", "straddles_threshold", "drift", ...
 
 // The statistic, interval and α spending a rule seals:
+//   4: as 3, with the calibration-time interval (the drift gate's) widened by
+//      the level the paired predictions moved through over the rounds: each
+//      resample also draws one round's level (cell_verdict.cpp). Under 3 that
+//      interval took the sealed numbers as exact, so a machine whose level
+//      wanders by more than the kill switch between calibration and
+//      measurement read a right form as FALSIFIED there and gated it as drift.
 //   3: median first (form_error.hpp): per cell the median over rounds of the
 //      paired log-ratio, the form's error the mean of their absolute values,
 //      its interval from resampling whole rounds; α spent over the looks by
@@ -37,7 +43,7 @@ std::string_view to_string(InconclusiveReason reason);  // "", "straddles_thresh
 //      interval; α split by Bonferroni over cells × checkpoints; a same-node
 //      spread above K/2 withholds every verdict at k > 1. Kept so that a file
 //      sealed under it is judged by the rule it sealed.
-inline constexpr int kDecisionRuleVersion = 3;
+inline constexpr int kDecisionRuleVersion = 4;
 
 struct DecisionRule {
   int version = kDecisionRuleVersion;

@@ -43,8 +43,9 @@ class SortedCells {
   std::size_t rounds() const { return rounds_; }
 
   // The form error of the resample that takes round r counts[r] times
-  // (counts add up to the number of rounds).
-  void error_of(const std::vector<int>& counts, FormError& error) const {
+  // (counts add up to the number of rounds), every cell's median lowered by
+  // `level_shift` (ln).
+  void error_of(const std::vector<int>& counts, FormError& error, double level_shift = 0.0) const {
     const std::size_t cells = order_.size();
     error.cell_error_pct.resize(cells);
     error.error_pct = error.signed_error_pct = 0.0;
@@ -65,7 +66,7 @@ class SortedCells {
           break;
         }
       }
-      const double cell_pct = std::expm1(0.5 * (low + high)) * 100.0;
+      const double cell_pct = std::expm1(0.5 * (low + high) - level_shift) * 100.0;
       error.cell_error_pct[c] = cell_pct;
       error.error_pct += std::abs(cell_pct) / static_cast<double>(cells);
       error.signed_error_pct += cell_pct / static_cast<double>(cells);
@@ -99,9 +100,10 @@ int resamples_for(int sealed, double alpha) {
 }
 
 FormErrorInterval form_error_interval(const LogRatios& rounds, double alpha, const RoundResampling& resampling,
-                                      double threshold_pct) {
+                                      double threshold_pct, const std::vector<double>& level_shifts) {
   check_rounds(rounds);
   TPB_CHECK(resampling.resamples > 0, fmt::format("{} resamples", resampling.resamples));
+  for (double shift : level_shifts) TPB_CHECK(std::isfinite(shift), fmt::format("level shift {} is not finite", shift));
   FormErrorInterval interval;
   const SortedCells sorted(rounds);
   const std::size_t n = rounds.size();
@@ -123,7 +125,8 @@ FormErrorInterval form_error_interval(const LogRatios& rounds, double alpha, con
   for (int i = 0; i < resamples; ++i) {
     std::fill(counts.begin(), counts.end(), 0);
     for (std::size_t draw = 0; draw < n; ++draw) ++counts[static_cast<std::size_t>(uniform_below(rng, n))];
-    sorted.error_of(counts, resampled);
+    const double shift = level_shifts.empty() ? 0.0 : level_shifts[uniform_below(rng, level_shifts.size())];
+    sorted.error_of(counts, resampled, shift);
     unsigned_errors.push_back(resampled.error_pct);
     signed_errors.push_back(resampled.signed_error_pct);
   }

@@ -15,12 +15,14 @@
 
 namespace tpb {
 
+// 4: decision rule version 4: the calibration-time evaluation (the drift
+//    gate's) also resamples the level the paired predictions moved through.
 // 3: the median-first statistic, α spent over the looks, and the planned
 //    rounds (decision_rule.round_plan); the same-node control localizes.
 // 2: the measurement design and decision rule ("decision_rule") are sealed too.
 // 1: a single pass, the point rule.
 // Every version still reads, and is judged by the rule it sealed.
-inline constexpr int kRegistrationVersion = 3;
+inline constexpr int kRegistrationVersion = 4;
 inline constexpr int kOldestRegistrationVersion = 1;
 
 // The declared workload: which decoder, on what, how many samples.

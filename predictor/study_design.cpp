@@ -64,8 +64,11 @@ std::string decision_rule_text(int version) {
          "L > kill switch, HOLDS when U < kill switch, otherwise INCONCLUSIVE with its reason. A failed A/A at "
          "k = 1 withholds HOLDS everywhere and leaves FALSIFIED only where L > kill switch + the A/A's U; a k "
          "whose no_speedup is not FALSIFIED or whose +-2K power check fails cannot HOLD; paired and "
-         "calibration-time outcomes that are opposite read INCONCLUSIVE (drift). The same-node control "
-         "localizes (the straggler term) and never gates.";
+         "calibration-time outcomes that are opposite read INCONCLUSIVE (drift)" +
+         std::string(version >= 4 ? ", the calibration-time interval also resampling the level the paired "
+                                    "predictions moved through over the rounds"
+                                  : "") +
+         ". The same-node control localizes (the straggler term) and never gates.";
 }
 
 void apply_round_plan(RoundsDesign& design, const RoundPlan& plan) {

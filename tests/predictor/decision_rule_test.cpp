@@ -274,7 +274,11 @@ TEST(DecisionRuleOptions, Version3SpendsAlphaOverTheLooksAndSplitsItOverCells) {
   EXPECT_NEAR(4 * (first + second + last), 0.05, 1e-12);  // the looks spend the family α, no more
   // A study ended by its budget at 16 rounds spends what the first look left.
   EXPECT_NEAR(4 * (first + decision_alpha(rule, 4, 16, true)), 0.05, 1e-12);
-  rule.version = 4;
+  rule.version = 3;  // still judged: a file keeps the rule it sealed
+  EXPECT_NO_THROW(validate_decision_rule(rule));
+  rule.version = kDecisionRuleVersion + 1;
+  EXPECT_THROW(validate_decision_rule(rule), UsageError);
+  rule.version = 1;  // version 1 sealed no rule: its files are judged by the point rule
   EXPECT_THROW(validate_decision_rule(rule), UsageError);
 }
 

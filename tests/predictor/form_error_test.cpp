@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numbers>
+#include <vector>
 
 #include "common/error.hpp"
 #include "predictor/form_error.hpp"
@@ -54,6 +55,21 @@ TEST(FormErrorInterval, ConstantRoundsGiveAPointAndTooFewRoundsNone) {
   // 5 rounds cannot support a 95 % interval of a median (2·½⁵ > 0.05).
   EXPECT_FALSE(form_error_interval(LogRatios(5, {0.0}), 0.05, {2000, 1}, 15.0).unsigned_error.formed);
   EXPECT_EQ(resamples_for(2000, 0.001), 50000);  // 25 resamples in each tail
+}
+
+TEST(FormErrorInterval, LevelShiftsWidenTheIntervalByTheLevelsAndLeaveTheEstimate) {
+  // Constant rounds 5 % slow: without shifts the interval is the point; with
+  // levels of ±10 % drawn per resample, the cell's median moves by them.
+  const LogRatios rounds(12, {std::log(1.05)});
+  const std::vector<double> levels{std::log(1.10), 0.0, -std::log(1.10)};
+  const FormErrorInterval shifted = form_error_interval(rounds, 0.05, {2000, 1}, 15.0, levels);
+  ASSERT_TRUE(shifted.unsigned_error.formed);
+  EXPECT_NEAR(shifted.unsigned_error.estimate, 5.0, 1e-9);  // the estimate takes no shift
+  EXPECT_NEAR(shifted.signed_low, (1.05 / 1.10 - 1.0) * 100.0, 1e-9);
+  EXPECT_NEAR(shifted.signed_high, (1.05 * 1.10 - 1.0) * 100.0, 1e-9);
+  EXPECT_NEAR(shifted.unsigned_error.low, (1.0 - 1.05 / 1.10) * 100.0, 1e-9);
+  EXPECT_NEAR(shifted.unsigned_error.high, (1.05 * 1.10 - 1.0) * 100.0, 1e-9);
+  EXPECT_THROW(form_error_interval(rounds, 0.05, {2000, 1}, 15.0, {std::nan("")}), Error);
 }
 
 // The statistic this rule replaces: the median over rounds of the per-round MAPE.

@@ -24,7 +24,7 @@ NoiseModel fitted_noise() {
   // FITTED-NOISE-BEGIN (tests/predictor/noise/fit_noise.py prints this block)
   NoiseModel m;
   m.independent_log_sd = {{{0.0050, 0.0635, 0.0242, 0.0050, 0.0050}, {0.0050, 0.0050, 0.0050, 0.0050, 0.0050}}};
-  m.common_log_sd = 0.1441;
+  m.common = {0.1441, 0.8300};
   m.flicker = {{0.0337, 0.6065}, {0.0194, 0.9692}};
   m.spike_probability = 0.0086;
   m.spike_log_low = 0.194;
@@ -64,6 +64,7 @@ class StudyDraw {
     error_sign_ = uniform_unit(rng_) < 0.5 ? -1.0 : 1.0;
     drift_ = config.noise.drift_log_per_visit * (uniform_unit(rng_) < 0.5 ? -1.0 : 1.0);
     for (const Ar1& process : config.noise.flicker) flicker_.push_back(process.log_sd * standard_normal(rng_));
+    round_common_ = config.noise.common.log_sd * standard_normal(rng_);  // stationary from the start
     // A TP-2 step waits for the slower rank; its typical wait is part of the
     // step's true cost, so the slower of two ranks is centred on its median
     // Φ⁻¹(√½)·σ and a random imbalance adds spread, not error.
@@ -72,8 +73,12 @@ class StudyDraw {
 
   SplitMix64& rng() { return rng_; }
 
-  // A new round: its common part.
-  void begin_round() { round_common_ = config_.noise.common_log_sd * standard_normal(rng_); }
+  // A new round: its common part moves on one step.
+  void begin_round() {
+    const Ar1& common = config_.noise.common;
+    round_common_ = common.lag1 * round_common_ +
+                    std::sqrt(1.0 - common.lag1 * common.lag1) * common.log_sd * standard_normal(rng_);
+  }
 
   Visit visit(int cell, Condition condition) {
     const NoiseModel& noise = config_.noise;
@@ -228,6 +233,8 @@ SimulatedStudy simulate_study(const SimulatorConfig& config, std::uint64_t seed)
     study.proxy_log_sd[c] = sample_sd(proxy[c]);
   }
   study.registration = sealed_registration(config, sealed_compute1, sealed_replay2);
+
+  for (int i = 0; i < config.gap_rounds; ++i) draw.begin_round();
 
   // Measurement: every condition of every cell once per round.
   std::array<std::vector<double>, kGridCells> paired;

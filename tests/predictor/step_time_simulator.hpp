@@ -34,7 +34,10 @@ struct Ar1 {
 struct NoiseModel {
   // Round-to-round noise of each condition beyond the parts below, per grid cell.
   std::array<std::array<double, kConditions>, kGridCells> independent_log_sd{};
-  double common_log_sd = 0;  // one draw per round, shared by every condition in it
+  // The level of a round, shared by every condition in it: an AR(1) over
+  // rounds (lag1 from one round to the next), so it moves slowly, as the
+  // machine's does, and carries on from the calibration into the measurement.
+  Ar1 common;
   std::vector<Ar1> flicker;  // level changes: a sum of AR(1) processes over visits
   double spike_probability = 0;  // a visit spikes by exp(U(spike_log_low, spike_log_high))
   double spike_log_low = 0;
@@ -62,6 +65,10 @@ struct SimulatorConfig {
   std::array<double, kGridCells> true_error{0.05, 0.05};
   double rank1_slowdown = 0;   // rank 1 computes this much slower in every TP-2 step (systematic)
   int calibration_rounds = 10;
+  // Rounds' worth of time between the last calibration round and the first
+  // measurement round (the collective sweeps and the registration), over
+  // which the common part moves on.
+  int gap_rounds = 0;
   int measurement_rounds = 60;  // visits drawn; the rule's checkpoints judge a prefix
 };
 

@@ -27,6 +27,7 @@ ALLAN_M = [1, 2, 4, 8, 16, 32, 64]
 FLICKER_TAUS = [2.0, 8.0, 32.0, 128.0, 512.0]
 CONDITIONS = ["step1", "step2", "nocomm2", "replay2", "compute1"]  # the simulator's Condition order
 BATCHES = [1, 4]
+COMMON_LAGS = 5  # rounds over which the common part's autocorrelation is fitted
 
 
 # ----------------------------------------------------------------------------- extraction
@@ -209,11 +210,27 @@ def fit():
     p_lag = 2 * (visits_per_round - lags) / (visits_per_round * (visits_per_round - 1))
     flicker_cov = sum(s * s * float(np.sum(p_lag * phi ** lags)) for s, phi in flicker)
     common_var = max(0.0, mean_cov - flicker_cov)
+    # The common part moves slowly: its autocorrelation over 1..5 rounds (the
+    # round level's autocovariance, less what the flicker carries over those
+    # visits, over the common variance), fitted by an AR(1) over rounds in
+    # least squares.
+    level = common - slope * (np.arange(rounds) - (rounds - 1) / 2.0)
+    level -= level.mean()
+    lags_in_rounds = np.arange(1, COMMON_LAGS + 1)
+    rho = []
+    for h in lags_in_rounds:
+        cov_h = float(np.mean(level[h:] * level[:-h]))
+        flicker_h = sum(s * s * phi ** (h * visits_per_round) for s, phi in flicker)
+        rho.append((cov_h - flicker_h) / common_var if common_var > 0 else 0.0)
+    grid = np.linspace(0.0, 0.99, 100)
+    common_lag1 = float(grid[np.argmin([np.sum((np.asarray(rho) - g ** lags_in_rounds) ** 2) for g in grid])])
     rank_median = float(np.median(np.abs(rank_diff)))
     rank_sd = rank_median / (math.sqrt(2.0) * 0.6744897501960817)
     print(f"rounds: {rounds} rounds x {len(keys)} visits, one timed step each")
     print(f"  drift of the round level {slope * 100:+.3f} % per round; mean covariance between conditions "
-          f"{mean_cov:.5f} (flicker's share {flicker_cov:.5f}) -> common part {math.sqrt(common_var) * 100:.1f} %")
+          f"{mean_cov:.5f} (flicker's share {flicker_cov:.5f}) -> common part {math.sqrt(common_var) * 100:.1f} %, "
+          f"autocorrelation over 1..{COMMON_LAGS} rounds " + " ".join(f"{r:.2f}" for r in rho)
+          + f" -> AR(1) over rounds at {common_lag1:.2f}")
     print(f"  rank imbalance of TP-1 (every rank at once): median |ln r0/r1| {rank_median * 100:.1f} %, "
           f"mean ln r0/r1 {np.mean(rank_diff) * 100:+.1f} %, per-rank log-SD {rank_sd * 100:.1f} %")
     independent = {}
@@ -248,7 +265,7 @@ def fit():
     cells = ", ".join("{" + ", ".join(f"{independent[(c, b)]:.4f}" for c in CONDITIONS) + "}" for b in BATCHES)
     print("\n// C++ (step_time_simulator.cpp, fitted_noise and fitted_truth):")
     print(f"  m.independent_log_sd = {{{{{cells}}}}};")
-    print(f"  m.common_log_sd = {math.sqrt(common_var):.4f};")
+    print(f"  m.common = {{{math.sqrt(common_var):.4f}, {common_lag1:.4f}}};")
     print("  m.flicker = {" + ", ".join(f"{{{s:.4f}, {phi:.4f}}}" for s, phi in flicker) + "};")
     print(f"  m.spike_probability = {spike_p:.4f};")
     print(f"  m.spike_log_low = {spike_low:.3f};")
