@@ -63,26 +63,24 @@ void measure_ranks_alone(StudyRuntime& rt, ResultsFile* file, TpGroups& groups,
 }
 
 // Rank 0 at the end of a round: whether to stop, and why. A look that ends
-// the study whatever it finds (the last checkpoint, or the time budget not
-// holding the next) is judged as the final look, which spends the α left;
-// any other look spends only its share, and stops when every cell is decided.
+// the study whatever it finds (the last checkpoint, or a time budget that
+// does not hold one more round) is judged as the final look, which spends the
+// α left; a look at any other checkpoint spends only its share, and stops
+// when every cell is decided. A budget that cannot reach the next checkpoint
+// still holds rounds: the study measures them and ends where the budget does,
+// rather than dropping them at the checkpoint before (the final look's α is
+// all that earlier looks left, wherever it falls).
 std::string stop_reason(const Registration& registration, const RoundsDesign& design, const RoundRecords& records,
                         double elapsed_s) {
   const int done = static_cast<int>(records.order.size());
-  if (!is_checkpoint(design.rule, done)) return "";
   if (done >= design.rule.max_rounds()) return "maximum rounds";
   if (design.time_budget_s > 0) {
-    int next = done;
-    for (int checkpoint : design.rule.checkpoints)
-      if (checkpoint > done) {
-        next = checkpoint;
-        break;
-      }
-    const double projected_s = elapsed_s / done * next;
+    const double projected_s = elapsed_s / done * (done + 1);
     if (projected_s > design.time_budget_s)
-      return fmt::format("time budget: {} rounds would take about {:.0f} s of the {:.0f} s budget", next, projected_s,
-                         design.time_budget_s);
+      return fmt::format("time budget: {} rounds would take about {:.0f} s of the {:.0f} s budget", done + 1,
+                         projected_s, design.time_budget_s);
   }
+  if (!is_checkpoint(design.rule, done)) return "";
   const RoundsEvaluation evaluation =
       evaluate_rounds(registration, design, round_observations(records), /*final_look=*/false);
   std::vector<CellVerdict> verdicts;
