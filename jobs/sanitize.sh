@@ -37,4 +37,4 @@ ASAN_OPTIONS="detect_leaks=1:$sanitizer_options" tpb_phase "sanitizer tests" cte
 # Then every multi-rank, CLI and reliability test but the job-script tests
 # (Slurm, two-host launch: they test the scripts around mpi_bench) and the GPU
 # tests (they only skip without a device).
-ASAN_OPTIONS="detect_leaks=0:$sanitizer_options" tpb_phase "sanitizer tests" ctest --output-on-failure --timeout 600 -LE 'jobs|unit|gpu' -j "$jobs" "$@"
+ASAN_OPTIONS="detect_leaks=0:$sanitizer_options" tpb_phase "sanitizer tests" ctest --output-on-failure --timeout 600 -LE 'jobs|unit|gpu|simulator' -j "$jobs" "$@"

@@ -234,8 +234,6 @@ SimulatedStudy simulate_study(const SimulatorConfig& config, std::uint64_t seed)
   }
   study.registration = sealed_registration(config, sealed_compute1, sealed_replay2);
 
-  for (int i = 0; i < config.gap_rounds; ++i) draw.begin_round();
-
   // Measurement: every condition of every cell once per round.
   std::array<std::vector<double>, kGridCells> paired;
   const auto orders = round_visit_orders(kConditions * kGridCells, config.measurement_rounds, seed);

@@ -65,10 +65,6 @@ struct SimulatorConfig {
   std::array<double, kGridCells> true_error{0.05, 0.05};
   double rank1_slowdown = 0;   // rank 1 computes this much slower in every TP-2 step (systematic)
   int calibration_rounds = 10;
-  // Rounds' worth of time between the last calibration round and the first
-  // measurement round (the collective sweeps and the registration), over
-  // which the common part moves on.
-  int gap_rounds = 0;
   int measurement_rounds = 60;  // visits drawn; the rule's checkpoints judge a prefix
 };
 
