@@ -63,7 +63,9 @@ void expect_tp_matches_tp1(const EquivalenceCase& test_case) {
     if (group->rank() == 0 && tp > 1) {
       EXPECT_TRUE(terms.check.compared) << "k=" << tp;
       EXPECT_EQ(terms.check.routing_compared, config.is_moe()) << "k=" << tp;
-      if (config.is_moe()) EXPECT_GT(terms.check.min_routing_margin, terms.check.tolerance) << "k=" << tp;
+      if (config.is_moe()) {
+        EXPECT_GT(terms.check.min_routing_margin, terms.check.tolerance) << "k=" << tp;
+      }
       EXPECT_EQ(terms.check.tokens, terms.check.reference_tokens) << "k=" << tp;
       EXPECT_LE(terms.check.max_abs_logit_diff, terms.check.tolerance) << "k=" << tp;
     }

@@ -138,9 +138,12 @@ TPB_AVX512 void row_block(std::int64_t j0, std::int64_t b0, int rows, std::int64
     const int size = rows / tiles + (t < rows % tiles ? 1 : 0);
     for (int r = 0; r < R; ++r)
       for (int i = 0; i < size; ++i) {
-        // Row r is half r % 2 of register r / 2.
+        // Row r is half r % 2 of register r / 2. The low half by an extract
+        // too: GCC 12's _mm512_castps512_ps256 goes through an undefined
+        // vector and warns -Wmaybe-uninitialized (GCC bug 105593).
         const __m512 both = acc[V * first + (r / 2) * size + i];
-        const __m256 half = r % 2 ? _mm512_maskz_extractf32x8_ps(0xFF, both, 1) : _mm512_castps512_ps256(both);
+        const __m256 half = r % 2 ? _mm512_maskz_extractf32x8_ps(0xFF, both, 1)
+                                  : _mm512_maskz_extractf32x8_ps(0xFF, both, 0);
         const float* tail = wb + k8 * R + r * (k - k8);
         const float* xi = xb + (first + i) * k;
         float sum = lane_sum(half);
