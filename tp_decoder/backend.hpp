@@ -71,6 +71,12 @@ class Backend {
   // --- buffers ----------------------------------------------------------------
   virtual Tensor allocate(std::int64_t rows, std::int64_t cols, TensorRole role) = 0;
   virtual void release(Tensor& tensor) = 0;  // sets data to nullptr
+  // Sets aside `bytes` for every weight tensor allocated from now on, where
+  // the backend places weights itself (cpu: tp_decoder/cpu/weight_arena.hpp,
+  // so that every shard reads memory from one pool); weights beyond it are
+  // allocated as before. Once per backend; a no-op where the device places
+  // its own memory.
+  virtual void reserve_weights(std::int64_t bytes) { (void)bytes; }
   // Host fp32 <-> storage type (rounded to nearest even for bf16). Blocking.
   virtual void upload(Tensor& dst, const float* src) = 0;
   virtual void download(const Tensor& src, float* dst) = 0;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <tuple>
@@ -79,6 +80,39 @@ ShardResidency plan_shard_residency(const StudyRuntime& rt, const std::vector<Ro
   residency.keep_point_states = fits[0] == 1 && fits[1] == 1;
   residency.bytes_every_state = with_states;
   return residency;
+}
+
+std::int64_t reserved_shard_bytes(const ModelConfig& config, std::int64_t weight_bytes) {
+  // embedding, final norm, LM head, RoPE table; per layer two norms, Q|K|V,
+  // its bias, O, gate|up, down, router, shared gate, and two per expert
+  // (the shared one included).
+  const std::int64_t tensors = 4 + std::int64_t{config.num_layers} * (9 + 2 * (config.moe.num_experts + 1));
+  return weight_bytes + 64 * tensors;
+}
+
+void reserve_study_weights(StudyRuntime& rt) {
+  if (!rt.backend) return;  // --dry-run allocates nothing
+  const StudyDeclaration& d = rt.declaration;
+  std::vector<RoundCondition> conditions = calibration_conditions(d.grid, d.decision.predict_tp);
+  for (const RoundCondition& c : round_conditions(d.grid)) conditions.push_back(c);
+  const MemorySetup setup = study_memory_setup(d);
+  std::map<int, std::int64_t> shard_bytes;
+  for (const RoundCondition& c : conditions) {
+    MemorySetup shard = setup;
+    shard.tp = c.k;
+    shard_bytes[c.k] = reserved_shard_bytes(rt.config, memory_terms(rt.config, shard).weights.fixed);
+  }
+  const MemoryEstimate& largest = rt.memory.largest;
+  const std::int64_t every_shard =
+      bytes_with_every_shard(conditions, [&](int k) { return shard_bytes.at(k); }, 0);
+  int fits = every_shard + largest.total() - largest.weights <= rt.memory.budget.bytes ? 1 : 0;
+  MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+  std::int64_t one_shard = 0;
+  for (const auto& entry : shard_bytes) one_shard = std::max(one_shard, entry.second);
+  const std::int64_t bytes = fits == 1 ? every_shard : one_shard;
+  rt.backend->reserve_weights(bytes);
+  study_progress(rt, fmt::format("weights: {} per rank set aside for {}, one pool every shard is drawn from",
+                                 readable_bytes(bytes), fits == 1 ? "every shard the study draws" : "its largest shard"));
 }
 
 std::string residency_line(const std::string& phase, const ShardResidency& residency, const MemoryBudget& budget) {

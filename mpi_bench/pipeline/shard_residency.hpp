@@ -72,4 +72,15 @@ std::vector<std::vector<std::size_t>> residency_visit_orders(const ShardResidenc
 void release_unplanned_shards(StudyRuntime& runtime, const ShardResidency& residency,
                               const std::vector<RoundCondition>& conditions, const RoundCondition& next);
 
+// Pure: the bytes one shard's weight tensors take in the backend's weight
+// reservation: `weight_bytes` plus each tensor's rounding up to 64 bytes (a
+// bound on the tensors of a shard of `config`).
+std::int64_t reserved_shard_bytes(const ModelConfig& config, std::int64_t weight_bytes);
+
+// Collective, once per study process: sets aside on the backend the weights
+// of every shard the study's calibration and measurement draw, when every
+// rank can hold them all at once, else of its largest shard (Backend::
+// reserve_weights). Every shard then comes from one pool of memory.
+void reserve_study_weights(StudyRuntime& runtime);
+
 }  // namespace tpb

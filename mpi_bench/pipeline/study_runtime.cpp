@@ -15,6 +15,7 @@
 #include "common/error.hpp"
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/pipeline/decision_options.hpp"
+#include "mpi_bench/pipeline/shard_residency.hpp"
 #include "mpi_bench/pipeline/study_rounds.hpp"
 #include "mpi_bench/step_output.hpp"
 #include "mpi_bench/watchdog.hpp"
@@ -91,6 +92,10 @@ StudyRuntime start_study_runtime(const StudyDeclaration& declaration) {
   });
   rt.world = make_communicator(declaration.collective,
                                collective_memory(declaration.collective, declaration.backend), MPI_COMM_WORLD);
+  // Before the first shard is drawn: every shard then reads memory from one
+  // pool, so that the ratio of two conditions does not depend on where either
+  // landed (tp_decoder/cpu/weight_arena.hpp).
+  reserve_study_weights(rt);
   return rt;
 }
 

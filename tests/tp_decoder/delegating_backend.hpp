@@ -24,6 +24,7 @@ class DelegatingBackend : public Backend {
     return inner_->allocate(rows, cols, role);
   }
   void release(Tensor& tensor) override { inner_->release(tensor); }
+  void reserve_weights(std::int64_t bytes) override { inner_->reserve_weights(bytes); }
   void upload(Tensor& dst, const float* src) override { inner_->upload(dst, src); }
   void download(const Tensor& src, float* dst) override { inner_->download(src, dst); }
   void upload_tokens(Tensor& dst, const std::int32_t* src) override { inner_->upload_tokens(dst, src); }

@@ -9,10 +9,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <unordered_set>
 
 #include "common/error.hpp"
 #include "tp_decoder/cpu/small_batch_gemm.hpp"
+#include "tp_decoder/cpu/weight_arena.hpp"
 
 namespace tpb {
 namespace {
@@ -50,7 +52,8 @@ class CpuBackend final : public Backend {
     t.type = storage_type(role);
     // 64-byte alignment for SIMD loads; aligned_alloc wants a multiple of it.
     const std::size_t bytes = (t.bytes() + 63) / 64 * 64;
-    t.data = std::aligned_alloc(64, bytes);
+    if (role == TensorRole::weight && arena_) t.data = arena_->take(bytes);
+    if (!t.data) t.data = std::aligned_alloc(64, bytes);
     if (!t.data) throw_error("cpu", 0, fmt::format("out of host memory allocating {} bytes", bytes), __FILE__, __LINE__);
     // Weights and caches are filled right after allocation (by parallel first
     // touch); the rest starts at zero so no step reads garbage.
@@ -60,8 +63,16 @@ class CpuBackend final : public Backend {
   }
   void release(Tensor& t) override {
     packed_.erase(t.data);
-    std::free(t.data);
+    if (arena_ && arena_->owns(t.data))
+      arena_->give(t.data, (t.bytes() + 63) / 64 * 64);
+    else
+      std::free(t.data);
     t.data = nullptr;
+  }
+  void reserve_weights(std::int64_t bytes) override {
+    TPB_CHECK(!arena_, "cpu reserve_weights: the weights are already reserved");
+    TPB_CHECK(bytes > 0, fmt::format("cpu reserve_weights: {} bytes", bytes));
+    arena_.emplace(static_cast<std::size_t>(bytes));
   }
   // Weights are seen in row-major order outside the backend: upload and
   // download convert, straight between the caller's buffer and the tensor.
@@ -336,6 +347,9 @@ class CpuBackend final : public Backend {
   // kernel's row-block order (small_batch_gemm.hpp), the same bytes as
   // row-major; a (1, n) vector is identical in both orders.
   std::unordered_set<const void*> packed_;
+  // Where weights go once reserve_weights() was called: one pool for every
+  // shard (weight_arena.hpp). Outlives every weight, as the backend does.
+  std::optional<WeightArena> arena_;
   std::vector<float> scores_;   // attention scratch: (batch * q_heads, positions)
   std::vector<float> cos_sin_;  // RoPE: cos then sin of each frequency at the current position
 };

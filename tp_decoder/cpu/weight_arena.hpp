@@ -1,0 +1,50 @@
+#pragma once
+// One region of host memory for every weight tensor a rank holds, its pages
+// first touched in a scattered order.
+//
+// Why: on a virtual machine, where a buffer's pages land in physical memory
+// sets how fast a core streams it, and the kernel hands a new buffer the
+// pages of one stretch of its free memory. Each shard drawn on its own then
+// reads at its own speed: the median TP-2 step over t_compute(1) of llama-3.2-1b
+// moved between 0.39 and 0.55 from launch to launch, and between two values
+// when the same launch copied its shards back and forth (docs/STATISTICS.md,
+// "What moves between launches"). Touching the region's pages in an order that
+// jumps across it spreads every stretch the kernel hands out over the whole
+// region, so every shard carved from it reads memory drawn from the same pool,
+// and the ratio of two conditions no longer depends on where either landed.
+#include <cstddef>
+#include <map>
+
+namespace tpb {
+
+class WeightArena {
+ public:
+  // Maps `bytes` (rounded up to whole pages) and touches every page, in the
+  // scattered order. Throws when the memory cannot be mapped.
+  explicit WeightArena(std::size_t bytes);
+  ~WeightArena();
+  WeightArena(const WeightArena&) = delete;
+  WeightArena& operator=(const WeightArena&) = delete;
+
+  // 64-byte aligned, from the first free block that holds it; nullptr when
+  // none does (the caller allocates elsewhere).
+  void* take(std::size_t bytes);
+  // Returns what take() gave, merging it with free neighbours.
+  void give(void* data, std::size_t bytes);
+  bool owns(const void* data) const;
+
+  std::size_t size() const { return size_; }
+  std::size_t free_bytes() const;
+
+ private:
+  char* base_ = nullptr;
+  std::size_t size_ = 0;
+  std::map<std::size_t, std::size_t> free_;  // offset -> bytes, disjoint and never adjacent
+};
+
+// The page order the constructor touches: page i of `pages` is touched at
+// step (i * stride) mod pages, stride coprime to pages and near pages / φ, so
+// consecutive touches land far apart and every page is touched once.
+std::size_t scattered_page_stride(std::size_t pages);
+
+}  // namespace tpb
