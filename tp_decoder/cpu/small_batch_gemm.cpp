@@ -48,7 +48,7 @@ const char* to_string(GemmIsa isa) {
 
 bool gemm_isa_supported(GemmIsa isa) {
   switch (isa) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if TPB_GEMM_X86_KERNELS
     // __builtin_cpu_supports also checks that the OS saves the wider registers.
     case GemmIsa::avx512:
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
@@ -70,8 +70,10 @@ GemmIsa small_batch_gemm_isa() {
 void small_batch_gemm(GemmIsa isa, std::int64_t m, std::int64_t n, std::int64_t k, const float* x,
                       const float* w_packed, const float* bias, float* y) {
   switch (isa) {
+#if TPB_GEMM_X86_KERNELS
     case GemmIsa::avx512: detail::small_batch_gemm_avx512(m, n, k, x, w_packed, bias, y); break;
     case GemmIsa::avx2_fma: detail::small_batch_gemm_avx2(m, n, k, x, w_packed, bias, y); break;
+#endif
     default: detail::small_batch_gemm_portable(m, n, k, x, w_packed, bias, y); break;
   }
 }

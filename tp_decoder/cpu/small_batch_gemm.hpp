@@ -25,6 +25,14 @@
 // and a row shard of w (packed on its own) gives the same outputs as the whole w.
 #include <cstdint>
 
+// The AVX kernels are compiled for x86-64 with GCC or clang (they rely on
+// per-function target attributes); elsewhere only the portable path exists.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TPB_GEMM_X86_KERNELS 1
+#else
+#define TPB_GEMM_X86_KERNELS 0
+#endif
+
 namespace tpb {
 
 inline constexpr std::int64_t kGemmBlockRows = 4;
@@ -71,6 +79,7 @@ void small_batch_gemm(GemmIsa isa, std::int64_t m, std::int64_t n, std::int64_t 
                       const float* w_packed, const float* bias, float* y);
 
 namespace detail {
+// The two AVX kernels are defined only where TPB_GEMM_X86_KERNELS is 1.
 void small_batch_gemm_portable(std::int64_t m, std::int64_t n, std::int64_t k, const float* x, const float* w,
                                const float* bias, float* y);
 void small_batch_gemm_avx2(std::int64_t m, std::int64_t n, std::int64_t k, const float* x, const float* w,
