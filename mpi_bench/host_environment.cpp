@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <mpi.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <array>
 #include <fstream>
@@ -74,6 +75,7 @@ HostEnvironment collect_host_environment() {
   HostEnvironment env;
   if (rank != 0) return env;
   env.cpu_model = cpu_model();
+  env.cpu_cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   env.governor = first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
   env.smt = first_line("/sys/devices/system/cpu/smt/control");
   env.load_average = first_line("/proc/loadavg");
@@ -87,12 +89,21 @@ HostEnvironment collect_host_environment() {
 void write_host_environment(H5File& file, const HostEnvironment& env) {
   H5Handle meta = file.group(kMetaGroup);
   write_attribute(meta.id(), "env_cpu_model", env.cpu_model);
+  write_attribute(meta.id(), "env_cpu_cores", std::int64_t{env.cpu_cores});
   write_attribute(meta.id(), "env_governor", env.governor);
   write_attribute(meta.id(), "env_smt", env.smt);
   write_attribute(meta.id(), "env_load_average", env.load_average);
   write_attribute(meta.id(), "env_cgroup_cpu_quota", env.cgroup_cpu_quota);
   write_attribute(meta.id(), "env_clocksource", env.clocksource);
   write_attribute(meta.id(), "env_binding", env.binding);
+}
+
+std::optional<HostCpu> read_host_cpu(const H5File& file) {
+  if (!file.exists(kMetaGroup)) return std::nullopt;
+  H5Handle meta = file.open_object(kMetaGroup);
+  if (!has_attribute(meta.id(), "env_cpu_model") || !has_attribute(meta.id(), "env_cpu_cores")) return std::nullopt;
+  return HostCpu{read_string_attribute(meta.id(), "env_cpu_model"),
+                 static_cast<int>(read_integer_attribute(meta.id(), "env_cpu_cores"))};
 }
 
 }  // namespace tpb

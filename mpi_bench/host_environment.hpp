@@ -3,6 +3,7 @@
 // CPU model, frequency governor, SMT, load average, cgroup CPU quota, clock
 // source and each rank's CPU binding. Anything unreadable is recorded as
 // "unknown (PATH unreadable)", never guessed.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,8 @@ namespace tpb {
 
 struct HostEnvironment {
   std::string cpu_model;
+  int cpu_cores = 0;  // online
+
   std::string governor;
   std::string smt;
   std::string load_average;
@@ -25,5 +28,13 @@ HostEnvironment collect_host_environment();
 
 // Rank 0: the environment as /meta attributes env_*.
 void write_host_environment(H5File& file, const HostEnvironment& environment);
+
+// The CPU a file's study ran on, from /meta; none in a file written before
+// the core count was recorded.
+struct HostCpu {
+  std::string model;
+  int cores = 0;
+};
+std::optional<HostCpu> read_host_cpu(const H5File& file);
 
 }  // namespace tpb

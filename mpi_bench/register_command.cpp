@@ -16,6 +16,7 @@ struct RegisterOptions {
   std::string file;                // FILE.h5 from calibrate
   std::string kill_switch = default_kill_switch_text();  // --kill-switch PCT
   std::string predictions_dir;     // -d DIR; empty: next to FILE.h5
+  std::string transfer_from;       // --transfer-from A.h5; empty: no `transfer` form
 };
 
 int run_register(const RegisterOptions& options, const Invocation&) {
@@ -28,7 +29,7 @@ int run_register(const RegisterOptions& options, const Invocation&) {
     if (rank != 0) return;
     if (dir.empty()) dir = std::filesystem::absolute(options.file).parent_path().string();
     ResultsFile file(options.file);
-    record = register_stage(file.h5(), kill_switch, dir);
+    record = register_stage(file.h5(), kill_switch, dir, options.transfer_from);
     file.mark_complete();
   });
   if (rank == 0) {
@@ -51,6 +52,9 @@ void add_register_command(CLI::App& root, CommandList& commands) {
             ->capture_default_str();
         app.add_option("-d,--predictions-dir", options.predictions_dir,
                        "Where predictions.json goes (default: next to FILE)");
+        app.add_option("--transfer-from", options.transfer_from,
+                       "Another model's calibrated study (same machine): register the `transfer` form, priced by "
+                       "its fitted per-phase costs");
       },
       run_register);
 }

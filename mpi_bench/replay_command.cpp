@@ -56,7 +56,7 @@ int run_replay(const ReplayCommandOptions& o, const Invocation& invocation) {
   std::unique_ptr<Backend> backend;
   validate_collectively(MPI_COMM_WORLD, [&] {
     if (!ranks.is_root()) return;
-    backend = make_backend(plan.backend);
+    backend = make_backend(plan.backend, plan.config);
     if (!o.common.output.empty()) results = std::make_unique<ResultsFile>(o.common.output, o.common.overwrite, meta);
   });
 

@@ -13,6 +13,7 @@
 #include "mpi_bench/pipeline/decision_stage.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
 #include "mpi_bench/pipeline/study_options.hpp"
+#include "mpi_bench/pipeline/transfer_calibration.hpp"
 #include "mpi_bench/provenance.hpp"
 #include "results/report.hpp"
 
@@ -24,6 +25,7 @@ struct RunOptions {
   std::string kill_switch = default_kill_switch_text();
   std::string out_dir;  // -o DIR: study.h5, predictions.json(.sha256), report.md, fig_*.png
   std::string ablate_collective;  // --ablate-collective IMPL; empty: no ablation
+  std::string transfer_from;      // --transfer-from A.h5; empty: no `transfer` form
   bool overwrite = false;
 };
 
@@ -36,6 +38,9 @@ int run_study(const RunOptions& options, const Invocation& invocation) {
     kill_switch = parse_kill_switch(options.kill_switch);
     if (!options.ablate_collective.empty())
       ablation = parse_collective_kind("--ablate-collective", options.ablate_collective);
+    if (!options.transfer_from.empty())
+      precheck_transfer_source(options.transfer_from, declaration.grid, to_string(declaration.backend),
+                               to_string(declaration.collective));
   });
   StudyRuntime runtime = start_study_runtime(declaration);
   if (ablation) validate_collectively(MPI_COMM_WORLD, [&] { check_ablation_collective(runtime, *ablation); });
@@ -55,7 +60,7 @@ int run_study(const RunOptions& options, const Invocation& invocation) {
   calibrate_stage(runtime, file.get());
   validate_collectively(MPI_COMM_WORLD, [&] {
     if (!file) return;
-    const PreregRecord record = register_stage(file->h5(), kill_switch, options.out_dir);
+    const PreregRecord record = register_stage(file->h5(), kill_switch, options.out_dir, options.transfer_from);
     study_progress(runtime, fmt::format("registered at {}, sha256 {}", record.registered_at, record.sha256));
     if (const std::string plan = planned_rounds_line(record); !plan.empty()) study_progress(runtime, plan);
   });
@@ -88,6 +93,9 @@ void add_run_command(CLI::App& root, CommandList& commands) {
         app.add_option("--ablate-collective", options.ablate_collective,
                        "After the study, run its TP-k steps again with this collective (mpi, nccl or oneshot), "
                        "predicted from its own sweeps and registered first; the report compares the two");
+        app.add_option("--transfer-from", options.transfer_from,
+                       "Another model's calibrated study on this machine (A/study.h5): also register the `transfer` "
+                       "form, this model's steps priced by A's fitted per-phase costs");
       },
       run_study);
 }

@@ -100,7 +100,7 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
   std::unique_ptr<ResultsFile> results;
   std::unique_ptr<Backend> backend;
   validate_collectively(MPI_COMM_WORLD, [&] {
-    backend = make_backend(plan.backend);
+    backend = make_backend(plan.backend, plan.config);
     if (ranks.is_root() && !o.common.output.empty())
       results = std::make_unique<ResultsFile>(o.common.output, o.common.overwrite, meta);
   });

@@ -26,6 +26,9 @@ constexpr std::array kForms{
               predict_no_speedup},
 };
 
+constexpr ModelForm kTransfer{"transfer", "t_transfer(k) + n_ar*t_ar_sweep(k, ar_bytes) + n_ag*t_ag_sweep(k, ag_bytes)",
+                              predict_transfer};
+
 Prediction from_terms(const TermShares& terms) { return {terms.total_us(), terms}; }
 
 }  // namespace
@@ -57,13 +60,26 @@ Prediction predict_no_speedup(const FormInputs& in) {
   return from_terms({.compute_us = in.t_compute1_us, .collective_us = collective_term_us(in), .host_us = 0});
 }
 
+Prediction predict_transfer(const FormInputs& in) {
+  return from_terms({.compute_us = in.t_transfer_us, .collective_us = collective_term_us(in), .host_us = 0});
+}
+
 std::span<const ModelForm> model_forms() { return kForms; }
+
+const ModelForm& transfer_form() { return kTransfer; }
+
+std::vector<ModelForm> registered_forms(bool with_transfer) {
+  std::vector<ModelForm> forms(kForms.begin(), kForms.end());
+  if (with_transfer) forms.push_back(kTransfer);
+  return forms;
+}
 
 const ModelForm& find_model_form(std::string_view name) {
   for (const auto& form : kForms)
     if (form.name == name) return form;
+  if (name == kTransfer.name) return kTransfer;
   std::string valid;
-  for (const auto& form : kForms) valid += (valid.empty() ? "" : ", ") + std::string(form.name);
+  for (const auto& form : registered_forms(true)) valid += (valid.empty() ? "" : ", ") + std::string(form.name);
   throw UsageError(fmt::format("unknown model form '{}' (valid: {})", name, valid));
 }
 

@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tpb {
 
@@ -20,6 +21,9 @@ struct FormInputs {
   double t_ar_sweep_us = 0;    // t_ar_sweep(k, ar_bytes): the all-reduce fit evaluated at ar_bytes
   int n_ag = 0;                // all-gathers per step (the LM head's logits)
   double t_ag_sweep_us = 0;    // standalone all-gather time at the logits' size, k ranks
+  // `transfer` only: the compute of the TP-k shard priced by another model's
+  // fitted phase costs (mpi_bench/pipeline/transfer_calibration.hpp). Sealed: no round re-measures it.
+  double t_transfer_us = 0;
 };
 
 // The terms a form assumes, in µs; they add up to its predicted t_step.
@@ -46,6 +50,9 @@ Prediction predict_replay(const FormInputs& in);      // t_replay(k) + collectiv
 // Registered like every form; it must come out FALSIFIED at every k > 1, or
 // the study cannot tell a speedup from none at that k.
 Prediction predict_no_speedup(const FormInputs& in);  // t_compute(1) + collectives
+// Calibrated on another model A: B's TP-k shard priced by A's fitted phase
+// costs, plus B's own collective terms. Registered only when asked for.
+Prediction predict_transfer(const FormInputs& in);    // t_transfer(k) + collectives
 
 struct ModelForm {
   std::string_view name;     // as in reports, HDF5 and predictions.json
@@ -53,9 +60,14 @@ struct ModelForm {
   Prediction (*predict)(const FormInputs&);
 };
 
-// Every form, in report order.
+// The forms every study registers, in report order.
 std::span<const ModelForm> model_forms();
-// The form named `name`; UsageError listing the valid names otherwise.
+// `transfer`: registered only beside them, when a study names another
+// model's calibration (register --transfer-from).
+const ModelForm& transfer_form();
+// What one registration holds: model_forms(), then `transfer` when it is registered.
+std::vector<ModelForm> registered_forms(bool with_transfer);
+// The form named `name` (transfer included); UsageError listing the valid names otherwise.
 const ModelForm& find_model_form(std::string_view name);
 
 }  // namespace tpb

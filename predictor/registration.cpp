@@ -15,9 +15,9 @@ ordered_json terms_json(const TermShares& terms) {
   return {{"compute_us", terms.compute_us}, {"collective_us", terms.collective_us}, {"host_us", terms.host_us}};
 }
 
-ordered_json inputs_json(const CellInputs& cell) {
+ordered_json inputs_json(const CellInputs& cell, bool with_transfer) {
   const FormInputs& in = cell.inputs;
-  return {{"k", in.k},
+  ordered_json out = {{"k", in.k},
           {"batch", cell.batch},
           {"context", cell.context},
           {"ar_bytes", cell.ar_bytes},
@@ -29,6 +29,8 @@ ordered_json inputs_json(const CellInputs& cell) {
           {"t_ar_sweep_us", in.t_ar_sweep_us},
           {"n_ag", in.n_ag},
           {"t_ag_sweep_us", in.t_ag_sweep_us}};
+  if (with_transfer) out["t_transfer_us"] = in.t_transfer_us;
+  return out;
 }
 
 template <typename T>
@@ -61,6 +63,7 @@ CellInputs parse_cell_inputs(const ordered_json& c) {
   cell.inputs = {field<int>(c, "k"),           field<double>(c, "t_compute1_us"), field<double>(c, "t_host_us"),
                  field<double>(c, "t_replay_us"), field<int>(c, "n_ar"),         field<double>(c, "t_ar_sweep_us"),
                  field<int>(c, "n_ag"),        field<double>(c, "t_ag_sweep_us")};
+  if (c.contains("t_transfer_us")) cell.inputs.t_transfer_us = field<double>(c, "t_transfer_us");
   return cell;
 }
 
@@ -77,7 +80,7 @@ ordered_json decision_json(const Registration& r) {
   ordered_json modelled = ordered_json::array();
   for (const auto& m : r.modelled_degrees) {
     ordered_json calibration = ordered_json::array(), predictions = ordered_json::array();
-    for (const auto& cell : m.calibration) calibration.push_back(inputs_json(cell));
+    for (const auto& cell : m.calibration) calibration.push_back(inputs_json(cell, false));
     for (const auto& p : m.predictions) predictions.push_back(prediction_json(p));
     modelled.push_back({{"k", m.k},
                         {"label", "MODELLED"},
@@ -103,9 +106,14 @@ void parse_decision(const ordered_json& d, Registration& r) {
 
 }  // namespace
 
-std::vector<CellPrediction> predict_all(const std::vector<CellInputs>& calibration) {
+std::vector<ModelForm> registered_forms(const Registration& registration) {
+  return registered_forms(registration.transfer.has_value());
+}
+
+std::vector<CellPrediction> predict_all(const std::vector<CellInputs>& calibration,
+                                        const std::vector<ModelForm>& forms) {
   std::vector<CellPrediction> predictions;
-  for (const auto& form : model_forms())
+  for (const auto& form : forms)
     for (const auto& cell : calibration)
       predictions.push_back({std::string(form.name), cell.inputs.k, cell.batch, cell.context,
                              form.predict(cell.inputs)});
@@ -114,13 +122,13 @@ std::vector<CellPrediction> predict_all(const std::vector<CellInputs>& calibrati
 
 std::string registration_json(const Registration& r) {
   ordered_json forms = ordered_json::array();
-  for (const auto& form : model_forms())
+  for (const auto& form : registered_forms(r))
     forms.push_back({{"name", std::string(form.name)}, {"formula", std::string(form.formula)}});
   ordered_json kill = ordered_json::array();
   for (const auto& row : r.kill_switches)
     kill.push_back({{"form", row.form}, {"mape_threshold_pct", row.mape_threshold_pct}});
   ordered_json calibration = ordered_json::array();
-  for (const auto& cell : r.calibration) calibration.push_back(inputs_json(cell));
+  for (const auto& cell : r.calibration) calibration.push_back(inputs_json(cell, r.transfer.has_value()));
   ordered_json predictions = ordered_json::array();
   for (const auto& p : r.predictions) predictions.push_back(prediction_json(p));
   const Workload& w = r.workload;
@@ -154,6 +162,7 @@ std::string registration_json(const Registration& r) {
       {"predictions", predictions},
       {"decision", decision_json(r)}};
   if (r.design) document["decision_rule"] = rounds_design_json(*r.design);
+  if (r.transfer) document["transfer"] = transfer_source_json(*r.transfer);
   return document.dump(2) + "\n";
 }
 
@@ -193,6 +202,8 @@ Registration parse_registration(std::string_view json_text) {
   if (doc.contains("decision")) parse_decision(doc.at("decision"), r);
   // Version 1 (a single pass judged by the point rule) has no sealed measurement design.
   if (doc.contains("decision_rule")) r.design = parse_rounds_design(doc.at("decision_rule"));
+  // Only a study that registered `transfer` carries A's calibration.
+  if (doc.contains("transfer")) r.transfer = parse_transfer_source(doc.at("transfer"));
   return r;
 }
 

@@ -12,6 +12,7 @@
 #include "predictor/verdict.hpp"
 #include "predictor/model_forms.hpp"
 #include "predictor/study_design.hpp"
+#include "predictor/transfer_source.hpp"
 
 namespace tpb {
 
@@ -102,10 +103,16 @@ struct Registration {
   std::optional<RoundsDesign> design;  // rounds, seed, rule, α, checkpoints; absent in version 1
   DecisionDeclaration decision;
   std::vector<ModelledDegree> modelled_degrees;
+  // `transfer` is registered (register --transfer-from): calibrated on another model.
+  std::optional<TransferSource> transfer;
 };
 
-// Predicts every cell of `calibration` with every form of model_forms().
-std::vector<CellPrediction> predict_all(const std::vector<CellInputs>& calibration);
+// The forms `registration` holds: model_forms(), and `transfer` when registered.
+std::vector<ModelForm> registered_forms(const Registration& registration);
+
+// Predicts every cell of `calibration` with every form of `forms`.
+std::vector<CellPrediction> predict_all(const std::vector<CellInputs>& calibration,
+                                        const std::vector<ModelForm>& forms = registered_forms(false));
 
 // Canonical text (stable key order, 2-space indent): what is hashed and stored.
 std::string registration_json(const Registration& registration);

@@ -90,9 +90,10 @@ bool counted_in_family(int rule_version, std::string_view form, int k) {
   return rule_version == 2 || k != 1 || (form != "replay" && form != "no_speedup");
 }
 
-int family_cell_count(int rule_version, BackendKind backend, const std::vector<int>& tp) {
+int family_cell_count(int rule_version, BackendKind backend, const std::vector<int>& tp,
+                      const std::vector<ModelForm>& forms) {
   int cells = 0;
-  for (const ModelForm& form : model_forms())
+  for (const ModelForm& form : forms)
     for (int k : tp)
       cells += not_applicable_reason(form.name, backend).empty() && counted_in_family(rule_version, form.name, k);
   return cells;
@@ -115,7 +116,8 @@ RoundsEvaluation evaluate_rounds(const Registration& r, const RoundsDesign& desi
   };
   std::vector<Pending> pending;
   const BackendKind backend = parse_backend_kind("registered backend", r.workload.backend);
-  for (const ModelForm& form : model_forms())
+  const std::vector<ModelForm> forms = registered_forms(r);
+  for (const ModelForm& form : forms)
     for (int k : r.grid.tp) {
       Pending p{&form, k, {}};
       p.evidence.not_applicable_reason = not_applicable_reason(form.name, backend);
@@ -129,7 +131,7 @@ RoundsEvaluation evaluate_rounds(const Registration& r, const RoundsDesign& desi
       }
       pending.push_back(std::move(p));
     }
-  out.judged_cells = family_cell_count(rule.version, backend, r.grid.tp);
+  out.judged_cells = family_cell_count(rule.version, backend, r.grid.tp, forms);
   TPB_CHECK(out.judged_cells > 0, "no model form is applicable on this backend");
   out.alpha = decision_alpha(rule, out.judged_cells, out.rounds, final_look);
 

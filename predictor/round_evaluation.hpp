@@ -72,7 +72,7 @@ struct RoundsEvaluation {
   int judged_cells = 0;    // the α family: applicable (form, k) cells, each distinct prediction once
   double alpha = 0;        // per interval
   RoundsControls controls;
-  std::vector<FormKVerdict> cells;  // forms in model_forms() order, k in grid order
+  std::vector<FormKVerdict> cells;  // forms in registered_forms() order, k in grid order
   std::map<int, StragglerTerm> straggler;  // per k > 1 whose collectives were timed on every rank
 };
 
@@ -86,8 +86,10 @@ FormInputs paired_inputs(const CellInputs& sealed, const RoundObservation& round
 bool counted_in_family(int rule_version, std::string_view form, int k);
 
 // The size of the α family of a study over degrees `tp` on `backend`: the
-// applicable (form, k) cells that counted_in_family admits.
-int family_cell_count(int rule_version, BackendKind backend, const std::vector<int>& tp);
+// applicable (form, k) cells of the registered `forms` that counted_in_family
+// admits (`transfer` joins the family only where it was registered).
+int family_cell_count(int rule_version, BackendKind backend, const std::vector<int>& tp,
+                      const std::vector<ModelForm>& forms);
 
 // The look after `rounds.size()` rounds; `final_look` when it ends the study
 // (the verdict stage judges the last look of a file as final: it spends what

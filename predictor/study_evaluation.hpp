@@ -53,7 +53,7 @@ struct FormDegreeResult {
 // The bootstrap the registration fixed: 95 % intervals, its resamples and seed.
 BootstrapOptions registered_bootstrap(const Registration& registration);
 
-// One result per (form, k), forms in model_forms() order, k in grid order.
+// One result per (form, k), forms in registered_forms() order, k in grid order.
 // tpb::Error when a registered cell has no measurement.
 std::vector<FormDegreeResult> evaluate_study(const Registration& registration,
                                              const std::vector<MeasuredCell>& measured,

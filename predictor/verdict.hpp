@@ -20,9 +20,10 @@ struct KillSwitch {
   double mape_threshold_pct = kDefaultKillSwitchPct;
 };
 
-// One row per registered model form, each at `threshold_pct` (--kill-switch).
+// One row per registered model form (`transfer` among them when
+// `with_transfer`), each at `threshold_pct` (--kill-switch).
 // UsageError when the threshold is not a percentage in (0, 1000].
-std::vector<KillSwitch> kill_switch_table(double threshold_pct = kDefaultKillSwitchPct);
+std::vector<KillSwitch> kill_switch_table(double threshold_pct = kDefaultKillSwitchPct, bool with_transfer = false);
 
 // The threshold registered for `form`; tpb::Error when the table lacks it.
 double kill_switch_for(const std::vector<KillSwitch>& table, std::string_view form);

@@ -19,6 +19,7 @@
 #include "common/choices.hpp"
 #include "results/layout.hpp"
 #include "results/report_rounds.hpp"
+#include "results/report_transfer.hpp"
 #include "results/report_ablation.hpp"
 #include "results/report_decision.hpp"
 #include "results/results_file.hpp"
@@ -104,7 +105,7 @@ std::string prereg_section(const H5File& file, const Registration& r) {
   else
     s += fmt::format("- falsified when: {}\n\n", r.falsification_rule);
   s += fmt::format("| form | equation | kill switch K{} |\n|---|---|---|\n", r.design ? "" : " (MAPE)");
-  for (const auto& form : model_forms())
+  for (const auto& form : registered_forms(r))
     s += fmt::format("| `{}` | `{}` | {:.2f} % |\n", form.name, form.formula,
                      kill_switch_for(r.kill_switches, form.name));
   s += "\n";
@@ -310,6 +311,7 @@ std::string render_report_markdown(const std::string& results_path) {
   md += fit_section(file, r);
   md += limits_section(r, file);
   md += bottleneck_section(results, measured, r);
+  md += transfer_section(file, r, measured);
   md += ablation_sections(file, r, results, measured);
   md += decision_section(file);
   md += environment_report_section(file);

@@ -56,4 +56,12 @@ std::unique_ptr<Backend> make_backend(const std::string& name) {
   return make_backend(parse_backend_kind("--backend", name));
 }
 
+std::unique_ptr<Backend> make_backend(BackendKind kind, const ModelConfig& config) {
+  if (kind == BackendKind::cuda && config.is_moe())
+    throw UsageError(fmt::format("--backend cuda: {} has mixture-of-experts layers, which are not implemented on cuda "
+                                 "(use --backend cpu)",
+                                 config.name));
+  return make_backend(kind);
+}
+
 }  // namespace tpb

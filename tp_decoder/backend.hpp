@@ -158,6 +158,10 @@ class Backend {
 std::unique_ptr<Backend> make_backend(BackendKind kind);
 // The same by name as --backend spells it; UsageError for an unknown name.
 std::unique_ptr<Backend> make_backend(const std::string& name);
+// The backend of `kind` for running `config`: first a UsageError, in one
+// line, where the backend does not implement a layer the model has
+// (mixture-of-experts layers on cuda), before anything touches a device.
+std::unique_ptr<Backend> make_backend(BackendKind kind, const ModelConfig& config);
 
 // Frees a tensor when it leaves scope (plain Tensor stays copyable for views).
 class OwnedTensor {

@@ -9,6 +9,7 @@
 #include "mpi_bench/pipeline/calibrated_cell.hpp"
 #include "mpi_bench/pipeline/modelled_degrees.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
+#include "mpi_bench/pipeline/transfer_calibration.hpp"
 #include "predictor/piecewise_fit.hpp"
 #include "predictor/sha256.hpp"
 #include "predictor/round_evaluation.hpp"
@@ -60,7 +61,8 @@ void plan_design_rounds(const H5File& file, const Registration& r, RoundsDesign&
   in.effect_pct = design.rule.kill_switch_pct / 2.0;
   in.family_alpha = design.rule.family_alpha;
   in.judged_cells = family_cell_count(design.rule.version,
-                                      parse_backend_kind("registered backend", r.workload.backend), r.grid.tp);
+                                      parse_backend_kind("registered backend", r.workload.backend), r.grid.tp,
+                                      registered_forms(r));
   in.min_rounds = design.min_rounds;
   in.max_rounds = design.max_rounds;
   in.seconds_per_round = spread.seconds_per_visit * static_cast<double>(round_conditions(r.grid).size());
@@ -76,14 +78,16 @@ std::string planned_rounds_line(const PreregRecord& record) {
   return round_plan_line(*r.design->plan, r.design->rule.kill_switch_pct);
 }
 
-PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::string& predictions_dir) {
+PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::string& predictions_dir,
+                            const std::string& transfer_from) {
   if (has_prereg(file))
     throw UsageError(fmt::format("FILE: '{}' is already registered (/prereg exists): a study registers once; "
                                  "calibrate into a new file to register again",
                                  file.path()));
   Registration r;
   read_study_declaration(file, &r.workload, &r.grid);
-  r.kill_switches = kill_switch_table(kill_switch_pct);
+  if (!transfer_from.empty()) r.transfer = calibrate_transfer(file, r, transfer_from);
+  r.kill_switches = kill_switch_table(kill_switch_pct, r.transfer.has_value());
   r.tool_version = TPB_TOOL_VERSION;
   r.source.results_file = file.path();
 
@@ -93,9 +97,10 @@ PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::str
       for (int c : r.grid.context) {
         const std::string nocomm = step_point_path(StepRoot::step_nocomm, 1, b, c);
         const std::string replay = step_point_path(StepRoot::replay, k, b, c);
-        const CellInputs cell = calibrated_cell(file, w, k, b, c, [&](SweepRoot root, double bytes) {
+        CellInputs cell = calibrated_cell(file, w, k, b, c, [&](SweepRoot root, double bytes) {
           return sweep_fit_us(file, root, k, bytes);
         });
+        if (r.transfer) cell.inputs.t_transfer_us = find_transfer_cell(*r.transfer, k, b, c).compute_us();
         r.calibration.push_back(cell);
         if (k == r.grid.tp.front()) r.source.datasets.push_back(step_dataset_path(nocomm, step_dataset::t_step_us));
         r.source.datasets.push_back(step_dataset_path(replay, step_dataset::t_step_us));
@@ -109,7 +114,7 @@ PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::str
   r.decision = read_decision_declaration(file);
   r.modelled_degrees = register_modelled_degrees(file, r);
   r.source.datasets_sha256 = datasets_sha256(file, r.source.datasets);
-  r.predictions = predict_all(r.calibration);
+  r.predictions = predict_all(r.calibration, registered_forms(r));
   r.design = declared_design(file, kill_switch_pct, r.workload.bootstrap_seed);
   plan_design_rounds(file, r, *r.design);
   r.falsification_rule = decision_rule_text(r.design->rule.version);

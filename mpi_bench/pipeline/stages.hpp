@@ -33,7 +33,10 @@ void calibrate_collective_sweeps(StudyRuntime& runtime, ResultsFile* file, Commu
 // Rank 0, file only. Writes predictions.json and predictions.json.sha256 into
 // `predictions_dir` and /prereg into the file. UsageError when calibration
 // data is missing or a registration already exists (a study registers once).
-PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::string& predictions_dir);
+// `transfer_from`: another model's calibrated study, whose fitted phase costs
+// register the `transfer` form beside the study's own (transfer_calibration.hpp).
+PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::string& predictions_dir,
+                            const std::string& transfer_from = {});
 
 // The sealed round plan in one line (round_plan_line), or empty when the
 // registration has none: printed before measuring, so a budget too small for

@@ -88,7 +88,7 @@ StudyRuntime start_study_runtime(const StudyDeclaration& declaration) {
     // refuses a study whose measurement could not run).
     rt.memory = check_grid_memory(rt.config, declaration, study_memory_setup(declaration), rt.ranks);
     if (declaration.dry_run) return;
-    rt.backend = make_backend(declaration.backend);
+    rt.backend = make_backend(declaration.backend, rt.config);
   });
   rt.world = make_communicator(declaration.collective,
                                collective_memory(declaration.collective, declaration.backend), MPI_COMM_WORLD);

@@ -454,6 +454,8 @@ TEST_F(Pipeline, VerdictAttributesControlsAndNotApplicableOnCpu) {
   const bool terms_measured = std::all_of(observed.begin(), observed.end(), [](const RoundObservation& o) {
     return o.nocomm_us.count(DegreeCell{2, 1, 8}) && o.rank_collective_us.count(DegreeCell{2, 1, 8});
   });
+  // `transfer` is judged only where it was registered (register --transfer-from).
+  EXPECT_FALSE(file.exists(verdict_group_path("transfer", 1)));
   for (const auto& form : model_forms())
     for (int k : {1, 2}) {
       H5Handle group = file.open_object(verdict_group_path(form.name, k));

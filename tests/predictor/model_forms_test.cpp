@@ -65,6 +65,23 @@ TEST(ModelForms, TableListsEveryFormOnceAndFindsThemByName) {
   EXPECT_THROW(find_model_form("roofline"), UsageError);
 }
 
+TEST(ModelForms, TransferIsRegisteredOnlyWhenAskedFor) {
+  for (const auto& form : model_forms()) EXPECT_NE(form.name, "transfer");
+  EXPECT_EQ(registered_forms(false).size(), model_forms().size());
+  const std::vector<ModelForm> with = registered_forms(true);
+  ASSERT_EQ(with.size(), model_forms().size() + 1);
+  EXPECT_EQ(with.back().name, "transfer");
+  EXPECT_EQ(&find_model_form("transfer"), &transfer_form());
+}
+
+TEST(ModelForms, TransferIsItsPricedComputePlusTheCollectives) {
+  FormInputs in = two_way(300);
+  in.t_transfer_us = 420;
+  const Prediction p = predict_transfer(in);
+  EXPECT_DOUBLE_EQ(p.t_step_us, 480.0);  // 420 + 60
+  EXPECT_DOUBLE_EQ(p.terms.compute_us, 420.0);
+}
+
 TEST(ModelForms, NoSpeedupChargesTheWholeTp1ComputeAtEveryK) {
   FormInputs in = two_way(300);
   const double collectives = collective_term_us(in);

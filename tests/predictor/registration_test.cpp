@@ -2,6 +2,8 @@
 // lossless JSON round trip, and a digest that changes with any threshold.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "common/error.hpp"
 #include "predictor/registration.hpp"
 #include "predictor/sha256.hpp"
@@ -81,6 +83,64 @@ TEST(Registration, DecisionDeclarationIsSealedAndReadBack) {
   const Registration without = parse_registration(old);
   EXPECT_FALSE(without.decision.tpot_slo_ms);
   EXPECT_TRUE(without.modelled_degrees.empty());
+}
+
+// `transfer` registered beside the study's own forms, with a fit of two
+// elementwise points and one priced cell per calibrated cell.
+Registration with_transfer() {
+  Registration r = sample_registration(15);
+  TransferSource t;
+  t.results_file = "a/study.h5";
+  t.model = "llama-a";
+  t.machine = {"Some CPU @ 2.0GHz", 2, "cpu", "mpi"};
+  t.batch = {1, 4};
+  t.context = {64};
+  t.datasets = {"/replay/k1/b1_c64/phase/norm_us"};
+  t.datasets_sha256 = std::string(64, 'c');
+  t.fit.classes.push_back(fit_phase_class(PhaseClass::elementwise, {{"norm", 1, 1, 64, 5, 1e4, 1e3, 20.0 / 3},
+                                                                    {"norm", 1, 4, 64, 5, 4e4, 4e3, 30.0}}));
+  t.fit_sha256 = phase_cost_fit_sha256(t.fit);
+  for (CellInputs& cell : r.calibration) {
+    t.cells.push_back({cell.inputs.k, cell.batch, cell.context, {{"norm", 100.0 * cell.batch}, {"qkv", 0.1 / 3}}});
+    cell.inputs.t_transfer_us = t.cells.back().compute_us();
+  }
+  r.transfer = t;
+  r.kill_switches = kill_switch_table(15, true);
+  r.predictions = predict_all(r.calibration, registered_forms(r));
+  return r;
+}
+
+TEST(Registration, TransferIsSealedWithItsFitAndReadBackExactly) {
+  const Registration plain = sample_registration(15);
+  EXPECT_EQ(registration_json(plain).find("transfer"), std::string::npos);  // absent unless registered
+  const Registration r = with_transfer();
+  EXPECT_EQ(r.predictions.size(), registered_forms(true).size() * r.calibration.size());
+  EXPECT_DOUBLE_EQ(find_prediction(r, "transfer", 2, 4, 64).prediction.t_step_us,
+                   400 + 0.1 / 3 + 4 * 12.5 + 0.1 / 3);
+  const std::string text = registration_json(r);
+  const Registration back = parse_registration(text);
+  EXPECT_EQ(registration_json(back), text);
+  ASSERT_TRUE(back.transfer.has_value());
+  EXPECT_EQ(back.transfer->machine, r.transfer->machine);
+  EXPECT_EQ(back.transfer->fit.of(PhaseClass::elementwise).alpha_us, r.transfer->fit.of(PhaseClass::elementwise).alpha_us);
+  EXPECT_EQ(find_transfer_cell(*back.transfer, 2, 4, 64).compute_us(), 400 + 0.1 / 3);
+  EXPECT_EQ(registered_forms(back).back().name, "transfer");
+}
+
+TEST(Registration, AnEditedTransferFitIsRefusedByItsDigest) {
+  const Registration r = with_transfer();
+  const std::string text = registration_json(r);
+  const std::string alpha = fmt::format("\"alpha_us\": {}", nlohmann::json(r.transfer->fit.classes[0].alpha_us).dump());
+  const auto at = text.find(alpha);
+  ASSERT_NE(at, std::string::npos) << alpha;
+  std::string edited = text;
+  edited.replace(at, alpha.size(), "\"alpha_us\": 0.5");
+  try {
+    parse_registration(edited);
+    FAIL() << "an edited fit was read back";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("fit_sha256"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Registration, AChangedThresholdChangesTheDigest) {

@@ -125,6 +125,35 @@ TEST(RoundEvaluation, OpposedPairedAndSealedVerdictsAreInconclusiveDrift) {
   EXPECT_EQ(ideal.reason, InconclusiveReason::drift);
 }
 
+TEST(RoundEvaluation, TransferIsAbsentAndOutOfTheFamilyUnlessRegistered) {
+  const Registration r = simulated_registration("cpu");
+  const RoundsEvaluation e = evaluate_rounds(r, *r.design, simulate(r, 10, 0.02, 0.0, 0.05, 11));
+  for (const auto& cell : e.cells) EXPECT_NE(cell.form, "transfer");
+  EXPECT_EQ(family_cell_count(3, BackendKind::cpu, r.grid.tp, registered_forms(true)), e.judged_cells + 2);
+}
+
+TEST(RoundEvaluation, TransferIsJudgedOnItsSealedPredictionWithoutTheDriftGate) {
+  // `transfer` priced exactly as `ideal`; then everything runs 40 % slower
+  // than at calibration. `ideal`'s paired evaluation follows the rounds'
+  // anchors and its sealed one disagrees: drift. `transfer` has no anchor in
+  // the rounds, so its paired and sealed predictions are one: no drift, and
+  // the sealed prediction is FALSIFIED by what was measured.
+  Registration r = simulated_registration("cpu");
+  r.transfer = TransferSource{};
+  for (CellInputs& cell : r.calibration) cell.inputs.t_transfer_us = cell.inputs.t_compute1_us / cell.inputs.k;
+  r.kill_switches = kill_switch_table(15.0, true);
+  r.predictions = predict_all(r.calibration, registered_forms(r));
+  const RoundsEvaluation e = evaluate_rounds(r, *r.design, simulate(r, 10, 0.005, 0.0, 0.0, 14, 0.40));
+  EXPECT_EQ(e.judged_cells, 6);  // transfer at k = 1 and k = 2 join the family
+  EXPECT_EQ(verdict_of(e, "ideal", 2).reason, InconclusiveReason::drift);
+  for (int k : {1, 2}) {
+    const CellVerdict& transfer = verdict_of(e, "transfer", k);
+    EXPECT_DOUBLE_EQ(transfer.drift_pct, 0.0) << k;
+    EXPECT_EQ(transfer.outcome, Outcome::falsified) << k;
+    EXPECT_NEAR(transfer.signed_error_pct, 40.0, 2.0) << k;
+  }
+}
+
 TEST(RoundEvaluation, NoisyAaControlMakesEveryCellInconclusive) {
   const Registration r = simulated_registration("cpu");
   const RoundsEvaluation e = evaluate_rounds(r, *r.design, simulate(r, 10, 0.25, 0.0, 0.05, 15));

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <vector>
 
+#include "common/error.hpp"
 #include "test_configs.hpp"
+#include "tp_decoder/backend.hpp"
 #include "tp_decoder/moe_routing.hpp"
 #include "tp_decoder/shard_plan.hpp"
 
@@ -20,6 +22,24 @@ MoeConfig moe(int experts, int top, bool renormalise) {
   m.expert_intermediate_size = 8;
   m.norm_topk_prob = renormalise;
   return m;
+}
+
+// The refusal comes before the backend is made, so it needs no device and
+// no CUDA build: every machine runs this.
+TEST(MoeBackend, CudaRefusesMixtureOfExpertsInOneLineBeforeTouchingADevice) {
+  for (const char* stem : {"tiny-mixtral", "tiny-qwen2-moe"}) {
+    try {
+      make_backend(BackendKind::cuda, test::shipped_config(stem));
+      ADD_FAILURE() << stem << ": the cuda backend was made for a mixture-of-experts model";
+    } catch (const UsageError& e) {
+      const std::string line = e.what();
+      EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+      EXPECT_NE(line.find("--backend cuda"), std::string::npos) << line;
+      EXPECT_NE(line.find("mixture-of-experts"), std::string::npos) << line;
+      EXPECT_NE(line.find(stem), std::string::npos) << line;
+    }
+  }
+  EXPECT_NE(make_backend(BackendKind::cpu, test::shipped_config("tiny-mixtral")), nullptr);
 }
 
 TEST(MoeRouting, TiesGoToTheLowestExpertIndex) {
