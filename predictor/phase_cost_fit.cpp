@@ -100,6 +100,20 @@ std::optional<Candidate> fit_split(const std::vector<PhaseObservation>& points, 
     if (!solve<2>(m2, x)) return std::nullopt;
     c = {x[0] / scale[0], x[1] / scale[1], 0};
   }
+  // A negative fixed cost describes no machine either: where the free fit
+  // puts α below 0, the least squares with α held at 0 (the bound active) is
+  // the constrained optimum, the problem being convex.
+  if (c.alpha < 0) {
+    if (compute_side) {
+      std::array<std::array<double, 3>, 2> m2{{{m[1][1], m[1][2], m[1][3]}, {m[2][1], m[2][2], m[2][3]}}};
+      std::array<double, 2> x{};
+      if (!solve<2>(m2, x)) return std::nullopt;
+      c = {0, x[0] / scale[1], x[1] / scale[2]};
+    } else {
+      if (!(m[1][1] > 0)) return std::nullopt;
+      c = {0, m[1][3] / m[1][1] / scale[1], 0};
+    }
+  }
   // A negative cost per byte or flop describes no machine.
   if (!(c.us_per_byte > 0) || (compute_side && !(c.us_per_flop > 0))) return std::nullopt;
   return c;

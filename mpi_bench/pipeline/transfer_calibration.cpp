@@ -11,7 +11,6 @@
 #include "common/samples.hpp"
 #include "mpi_bench/host_environment.hpp"
 #include "predictor/phase_cost_fit.hpp"
-#include "predictor/sha256.hpp"
 #include "results/layout.hpp"
 #include "results/study_file.hpp"
 #include "tp_decoder/memory_estimate.hpp"

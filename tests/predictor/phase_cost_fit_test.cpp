@@ -64,6 +64,21 @@ TEST(PhaseCostFit, BandwidthBoundPointsLeaveGammaUnidentified) {
   EXPECT_DOUBLE_EQ(fit.predict_us(1, 1e6, 1e12), fit.alpha_us + 1e6 / (fit.beta_GBps * 1e3));
 }
 
+// Times with no fixed cost whose noise tilts the free fit below 0: the
+// fit holds α at 0 and still finds the bandwidth (the LM head of a CPU study,
+// one large matrix per step, fitted a negative α before the bound).
+TEST(PhaseCostFit, FixedCostIsNeverNegative) {
+  std::vector<PhaseObservation> points;
+  int batch = 0;
+  for (double bytes : {1e8, 2e8, 4e8, 8e8}) {
+    const double tilt = bytes < 5e8 ? 0.97 : 1.01;  // small sizes faster: the free fit's α goes negative
+    points.push_back({"lm_head", 1, ++batch, 0, 1, bytes, bytes / 2, bytes / (kBetaGBps * 1e3) * tilt});
+  }
+  const PhaseClassFit fit = fit_phase_class(PhaseClass::lm_head, points);
+  EXPECT_GE(fit.alpha_us, 0.0);
+  EXPECT_NEAR(fit.beta_GBps, kBetaGBps, 0.03 * kBetaGBps);
+}
+
 TEST(PhaseCostFit, GroupsPhasesByClassAndLeavesCollectivesToTheSweeps) {
   std::vector<PhaseObservation> points;
   for (const char* phase : {"norm", "residual", "all_reduce", "lm_head", "all_gather"})
