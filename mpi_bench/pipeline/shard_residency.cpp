@@ -111,8 +111,11 @@ void reserve_study_weights(StudyRuntime& rt) {
   for (const auto& entry : shard_bytes) one_shard = std::max(one_shard, entry.second);
   const std::int64_t bytes = fits == 1 ? every_shard : one_shard;
   rt.backend->reserve_weights(bytes);
-  study_progress(rt, fmt::format("weights: {} per rank set aside for {}, one pool every shard is drawn from",
-                                 readable_bytes(bytes), fits == 1 ? "every shard the study draws" : "its largest shard"));
+  // Only the cpu backend places its weights itself (a device allocator places its own).
+  if (rt.backend->memory_kind() == MemoryKind::host)
+    study_progress(rt, fmt::format("weights: {} per rank set aside for {}, one pool every shard is drawn from",
+                                   readable_bytes(bytes),
+                                   fits == 1 ? "every shard the study draws" : "its largest shard"));
 }
 
 std::string residency_line(const std::string& phase, const ShardResidency& residency, const MemoryBudget& budget) {
