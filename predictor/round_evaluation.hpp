@@ -33,7 +33,9 @@ struct RoundObservation {
   std::map<DegreeCell, double> replay_us;   // anchor t_replay(k): shard replay, rank 0
   std::map<DegreeCell, double> host_us;     // anchor t_host(k): the replay's host issue time, rank 0
   std::map<GridCell, double> compute1_us;   // anchor t_compute(1): TP-1 --no-comm
-  std::map<DegreeCell, double> nocomm_us;   // the TP-k step with its collectives ablated (k > 1), for localizing
+  // The TP-k step with its collectives ablated (k > 1), for localizing: the
+  // median over iterations of its fastest rank, as no rank waits for another.
+  std::map<DegreeCell, double> nocomm_fastest_us;
   // Same-node control: each rank's own TP-1 step, every rank running it at once.
   std::map<GridCell, std::vector<double>> same_node_rank_us;
   // The straggler term of each TP-k step (k > 1): per rank of group 0, the

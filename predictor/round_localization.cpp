@@ -1,7 +1,6 @@
 #include "predictor/round_localization.hpp"
 
 #include <algorithm>
-#include <numeric>
 
 #include "predictor/round_evaluation.hpp"
 #include "predictor/statistics.hpp"
@@ -30,19 +29,18 @@ std::optional<Localization> localize_rounds(const Registration& r, const ModelFo
       TermSeries compute, collective, straggler;
       std::vector<double> step;
       for (const RoundObservation& round : rounds) {
-        const auto nocomm = round.nocomm_us.find(cell);
+        const auto nocomm = round.nocomm_fastest_us.find(cell);
         const auto waits = round.rank_collective_us.find(cell);
-        if (nocomm == round.nocomm_us.end() || waits == round.rank_collective_us.end() || waits->second.size() < 2)
+        if (nocomm == round.nocomm_fastest_us.end() || waits == round.rank_collective_us.end() ||
+            waits->second.size() < 2)
           return std::nullopt;
         const Prediction p = form.predict(paired_inputs(find_cell_inputs(r, k, b, c), round));
-        const auto least = std::min_element(waits->second.begin(), waits->second.end());
-        const std::vector<double>& w = waits->second;
-        const double mean = std::accumulate(w.begin(), w.end(), 0.0) / static_cast<double>(w.size());
+        const auto [least, most] = std::minmax_element(waits->second.begin(), waits->second.end());
         compute.measured.push_back(nocomm->second);
         compute.predicted.push_back(p.terms.compute_us);
         collective.measured.push_back(*least);
         collective.predicted.push_back(p.terms.collective_us);
-        straggler.measured.push_back(mean - *least);
+        straggler.measured.push_back(*most - *least);
         straggler.predicted.push_back(0.0);
         step.push_back(round.step_us.at(cell));
       }

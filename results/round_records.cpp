@@ -12,17 +12,29 @@
 namespace tpb {
 namespace {
 
-// Per iteration, the slowest of columns [0, width) of one round's block
-// (iterations × columns), then the median over iterations.
-double slowest_median(const std::vector<double>& values, int round, int iterations, int columns, int width) {
-  std::vector<double> slowest;
+// Per iteration, the slowest (or fastest) of columns [0, width) of one
+// round's block (iterations × columns), then the median over iterations.
+double extreme_median(const std::vector<double>& values, int round, int iterations, int columns, int width,
+                      bool slowest) {
+  std::vector<double> extremes;
   const std::size_t base = static_cast<std::size_t>(round) * iterations * columns;
   for (int i = 0; i < iterations; ++i) {
-    double worst = values[base + static_cast<std::size_t>(i) * columns];
-    for (int c = 1; c < width; ++c) worst = std::max(worst, values[base + static_cast<std::size_t>(i) * columns + c]);
-    slowest.push_back(worst);
+    double extreme = values[base + static_cast<std::size_t>(i) * columns];
+    for (int c = 1; c < width; ++c) {
+      const double v = values[base + static_cast<std::size_t>(i) * columns + c];
+      extreme = slowest ? std::max(extreme, v) : std::min(extreme, v);
+    }
+    extremes.push_back(extreme);
   }
-  return median(slowest);
+  return median(extremes);
+}
+
+double slowest_median(const std::vector<double>& values, int round, int iterations, int columns, int width) {
+  return extreme_median(values, round, iterations, columns, width, true);
+}
+
+double fastest_median(const std::vector<double>& values, int round, int iterations, int columns, int width) {
+  return extreme_median(values, round, iterations, columns, width, false);
 }
 
 // Per column of [0, width), the median over one round's iterations.
@@ -190,7 +202,8 @@ std::vector<RoundObservation> round_observations(const RoundRecords& r) {
           if (c.k == 1)
             o.compute1_us[GridCell{c.batch, c.context}] = slowest_median(r.t_step_us[i], rr, r.iterations, columns, 1);
           else
-            o.nocomm_us[cell] = slowest_median(r.t_step_us[i], rr, r.iterations, columns, std::min(c.k, columns));
+            o.nocomm_fastest_us[cell] =
+                fastest_median(r.t_step_us[i], rr, r.iterations, columns, std::min(c.k, columns));
           break;
         case RoundKind::replay: break;
       }

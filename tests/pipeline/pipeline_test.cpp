@@ -452,7 +452,7 @@ TEST_F(Pipeline, VerdictAttributesControlsAndNotApplicableOnCpu) {
   const H5File file(path_, H5Mode::read_only);
   const std::vector<RoundObservation> observed = read_round_observations(file, tiny_study().grid);
   const bool terms_measured = std::all_of(observed.begin(), observed.end(), [](const RoundObservation& o) {
-    return o.nocomm_us.count(DegreeCell{2, 1, 8}) && o.rank_collective_us.count(DegreeCell{2, 1, 8});
+    return o.nocomm_fastest_us.count(DegreeCell{2, 1, 8}) && o.rank_collective_us.count(DegreeCell{2, 1, 8});
   });
   // `transfer` is judged only where it was registered (register --transfer-from).
   EXPECT_FALSE(file.exists(verdict_group_path("transfer", 1)));

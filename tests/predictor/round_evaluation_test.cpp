@@ -2,7 +2,8 @@
 // within 5 % HOLDS, one 30 % off is FALSIFIED, no_speedup is FALSIFIED at
 // k = 2, the A/A control holds, a drift common to every condition cancels in
 // the paired evaluation and shows as drift, forms whose host term the CPU
-// backend cannot measure are NOT_APPLICABLE, and the sealed design's custody.
+// backend cannot measure are NOT_APPLICABLE, the localizer tells a rank held
+// back from slower compute, and the sealed design's custody.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "predictor/random64.hpp"
 #include "predictor/registration.hpp"
 #include "predictor/round_evaluation.hpp"
+#include "predictor/round_localization.hpp"
 #include "predictor/study_design.hpp"
 
 namespace tpb {
@@ -92,6 +94,47 @@ TEST(RoundEvaluation, QuickStartShapedStudyDecidesWhatItsTruthSays) {
   EXPECT_NEAR(verdict_of(e, "ideal", 2).error_pct, 5.0, 1.5);
   EXPECT_EQ(verdict_of(e, "no_speedup", 2).outcome, Outcome::falsified);
   EXPECT_EQ(verdict_of(e, "ideal", 2).rounds, 10);
+}
+
+// Rounds whose TP-2 step is 40 % slower than `ideal`, with the localizer's
+// sources: where `one_rank_held_back`, rank 1 computes 40 % of the step
+// longer and rank 0 waits for it inside the collectives (its no-comm time is
+// unchanged); otherwise every rank computes slower and neither waits.
+std::vector<RoundObservation> slow_tp2_rounds(const Registration& r, bool one_rank_held_back) {
+  std::vector<RoundObservation> rounds = simulate(r, 10, 0.02, 0.0, 0.40, 21);
+  for (RoundObservation& o : rounds)
+    for (const CellInputs& cell : r.calibration) {
+      if (cell.inputs.k != 2) continue;
+      const DegreeCell c{2, cell.batch, cell.context};
+      const double step = o.step_us.at(c), collective = collective_term_us(cell.inputs);
+      const double late = step - cell.inputs.t_compute1_us / 2 - collective;
+      o.nocomm_fastest_us[c] = one_rank_held_back ? cell.inputs.t_compute1_us / 2 : step - collective;
+      o.rank_collective_us[c] = one_rank_held_back ? std::vector<double>{collective + late, collective}
+                                                   : std::vector<double>{collective, collective};
+    }
+  return rounds;
+}
+
+TEST(RoundLocalization, ARankHeldBackIsTheStragglerNotCompute) {
+  const Registration r = simulated_registration("cpu");
+  const std::optional<Localization> l = localize_rounds(r, find_model_form("ideal"), 2, slow_tp2_rounds(r, true));
+  ASSERT_TRUE(l.has_value());
+  EXPECT_EQ(l->term, "straggler");
+  EXPECT_GT(l->departure_pct, 20.0);  // 40 % of ideal is 2/7 of the measured step
+}
+
+TEST(RoundLocalization, EveryRankComputingSlowerIsCompute) {
+  const Registration r = simulated_registration("cpu");
+  const std::optional<Localization> l = localize_rounds(r, find_model_form("ideal"), 2, slow_tp2_rounds(r, false));
+  ASSERT_TRUE(l.has_value());
+  EXPECT_EQ(l->term, "compute");
+  EXPECT_GT(l->departure_pct, 20.0);
+}
+
+TEST(RoundLocalization, AbsentAtOneDeviceAndWithoutPerRankCollectiveTimes) {
+  const Registration r = simulated_registration("cpu");
+  EXPECT_FALSE(localize_rounds(r, find_model_form("ideal"), 1, slow_tp2_rounds(r, true)).has_value());
+  EXPECT_FALSE(localize_rounds(r, find_model_form("ideal"), 2, simulate(r, 10, 0.02, 0.0, 0.40, 21)).has_value());
 }
 
 TEST(RoundEvaluation, ThirtyPercentOffIsFalsified) {

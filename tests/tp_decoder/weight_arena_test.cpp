@@ -19,19 +19,19 @@
 namespace tpb {
 namespace {
 
-TEST(WeightArena, StrideVisitsEveryPageOnceAndJumpsFar) {
-  for (std::size_t pages : {1u, 2u, 3u, 4u, 10u, 64u, 1000u, 4096u, 1u << 18}) {
-    const std::size_t stride = scattered_page_stride(pages);
-    std::vector<bool> seen(pages, false);
+TEST(WeightArena, StrideVisitsEveryRunOnceAndJumpsFar) {
+  for (std::size_t runs : {1u, 2u, 3u, 4u, 10u, 64u, 1000u, 4096u, 1u << 18}) {
+    const std::size_t stride = scattered_run_stride(runs);
+    std::vector<bool> seen(runs, false);
     std::size_t next = 0;
-    for (std::size_t i = 0; i < pages; ++i) {
-      ASSERT_FALSE(seen[next]) << pages << " pages: page " << next << " touched twice";
+    for (std::size_t i = 0; i < runs; ++i) {
+      ASSERT_FALSE(seen[next]) << runs << " runs: run " << next << " touched twice";
       seen[next] = true;
-      const std::size_t after = (next + stride) % pages;
+      const std::size_t after = (next + stride) % runs;
       // Two consecutive touches are at least a quarter of the region apart.
-      if (pages >= 64) {
+      if (runs >= 64) {
         const std::size_t gap = after > next ? after - next : next - after;
-        EXPECT_GE(std::min(gap, pages - gap), pages / 4) << pages << " pages";
+        EXPECT_GE(std::min(gap, runs - gap), runs / 4) << runs << " runs";
       }
       next = after;
     }

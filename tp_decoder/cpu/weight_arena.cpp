@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -19,13 +20,13 @@ std::size_t round_up(std::size_t bytes, std::size_t unit) { return (bytes + unit
 
 }  // namespace
 
-std::size_t scattered_page_stride(std::size_t pages) {
-  if (pages <= 2) return 1;
-  // The golden ratio's fraction of the pages keeps consecutive touches about
+std::size_t scattered_run_stride(std::size_t runs) {
+  if (runs <= 2) return 1;
+  // The golden ratio's fraction of the runs keeps consecutive touches about
   // 0.38 or 0.62 of the region apart, never in one neighbourhood.
-  std::size_t stride = static_cast<std::size_t>(static_cast<double>(pages) * 0.6180339887498949) | 1;
-  while (std::gcd(stride, pages) != 1) stride += 2;
-  return stride % pages;
+  std::size_t stride = static_cast<std::size_t>(static_cast<double>(runs) * 0.6180339887498949) | 1;
+  while (std::gcd(stride, runs) != 1) stride += 2;
+  return stride % runs;
 }
 
 WeightArena::WeightArena(std::size_t bytes) {
@@ -37,11 +38,14 @@ WeightArena::WeightArena(std::size_t bytes) {
                 __LINE__);
   base_ = static_cast<char*>(mapped);
   const std::size_t pages = size_ / page;
-  const std::size_t stride = scattered_page_stride(pages);
-  std::size_t next = 0;
-  for (std::size_t i = 0; i < pages; ++i) {
-    base_[next * page] = 0;  // the first touch is what places the page
-    next = (next + stride) % pages;
+  const std::size_t runs = (pages + kPagesPerTouchRun - 1) / kPagesPerTouchRun;
+  const std::size_t stride = scattered_run_stride(runs);
+  std::size_t run = 0;
+  for (std::size_t i = 0; i < runs; ++i) {
+    const std::size_t first = run * kPagesPerTouchRun;
+    const std::size_t end = std::min(first + kPagesPerTouchRun, pages);
+    for (std::size_t p = first; p < end; ++p) base_[p * page] = 0;  // the first touch is what places the page
+    run = (run + stride) % runs;
   }
   free_.emplace(0, size_);
 }
