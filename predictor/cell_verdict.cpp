@@ -73,20 +73,30 @@ CellVerdict judge_round_mape(const PairedRoundErrors& errors, const CellGates& g
   return verdict;
 }
 
-// The level of the paired predictions in each round, ln, about its median
-// over rounds: where the sealed numbers could as well have stood had the
-// calibration met another stretch of the machine's level. drift_pct is
-// ln(sealed / paired) x 100 per round, so the paired level is its negative.
-std::vector<double> prediction_level_shifts(const std::vector<double>& drift_pct) {
-  const double centre = median(drift_pct);
+// How far the level of the paired predictions moves, ln: where the sealed
+// numbers could as well have stood had the calibration met another stretch of
+// the machine's level. drift_pct is ln(sealed / paired) x 100 per round, so
+// the paired level is its negative. Version 4: each round's level about the
+// median over rounds. Version 5: the difference between the levels of every
+// two rounds (a with b and b with a, so every shift comes with its opposite):
+// the level change between two moments of the study, drawn as often as a
+// random pair of rounds would give it.
+std::vector<double> prediction_level_shifts(const std::vector<double>& drift_pct, int rule_version) {
   std::vector<double> shifts;
-  shifts.reserve(drift_pct.size());
-  for (double drift : drift_pct) shifts.push_back((centre - drift) / 100.0);
+  if (rule_version == 4) {
+    const double centre = median(drift_pct);
+    shifts.reserve(drift_pct.size());
+    for (double drift : drift_pct) shifts.push_back((centre - drift) / 100.0);
+    return shifts;
+  }
+  shifts.reserve(drift_pct.size() * drift_pct.size());
+  for (double a : drift_pct)
+    for (double b : drift_pct) shifts.push_back((b - a) / 100.0);
   return shifts;
 }
 
-// Version 3: median first, intervals from resampling whole rounds. Version 4:
-// the same, and the calibration-time interval also holds the level the
+// Version 3: median first, intervals from resampling whole rounds. Versions 4
+// and 5: the same, and the calibration-time interval also holds the level the
 // predictions moved through (prediction_level_shifts), so a sealed number
 // contradicts the paired verdict only beyond what the machine's own level
 // changes explain.
@@ -101,7 +111,7 @@ CellVerdict judge_median_first(const PairedLogRatios& ratios, const CellGates& g
   const FormErrorInterval paired = form_error_interval(ratios.paired, alpha, resampling, kill);
   const FormErrorInterval sealed =
       form_error_interval(ratios.sealed, alpha, resampling, kill,
-                          rule.version >= 4 ? prediction_level_shifts(ratios.drift_pct) : std::vector<double>{});
+                          rule.version >= 4 ? prediction_level_shifts(ratios.drift_pct, rule.version) : std::vector<double>{});
   CellVerdict verdict;
   set_interval_figures(verdict, paired.unsigned_error, kill, alpha);
   verdict.signed_error_pct = paired.estimate.signed_error_pct;

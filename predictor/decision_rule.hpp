@@ -28,6 +28,13 @@ enum class InconclusiveReason {
 std::string_view to_string(InconclusiveReason reason);  // "", "straddles_threshold", "drift", ...
 
 // The statistic, interval and α spending a rule seals:
+//   5: as 4, the level drawn as the difference between two rounds' levels
+//      (cell_verdict.cpp), which is symmetric whatever the level does. Under
+//      4 each resample drew one round's deviation from the median level: on
+//      a machine that jumps between two levels and spends most rounds at one,
+//      those deviations all point one way, and where the calibration had met
+//      the other level they moved the sealed error further from the paired
+//      one instead of toward it (docs/STATISTICS.md, "Two levels").
 //   4: as 3, with the calibration-time interval (the drift gate's) widened by
 //      the level the paired predictions moved through over the rounds: each
 //      resample also draws one round's level (cell_verdict.cpp). Under 3 that
@@ -43,7 +50,7 @@ std::string_view to_string(InconclusiveReason reason);  // "", "straddles_thresh
 //      interval; α split by Bonferroni over cells × checkpoints; a same-node
 //      spread above K/2 withholds every verdict at k > 1. Kept so that a file
 //      sealed under it is judged by the rule it sealed.
-inline constexpr int kDecisionRuleVersion = 4;
+inline constexpr int kDecisionRuleVersion = 5;
 
 struct DecisionRule {
   int version = kDecisionRuleVersion;
@@ -57,7 +64,7 @@ struct DecisionRule {
   int max_rounds() const { return checkpoints.back(); }
 };
 
-// UsageError naming the bad value: a version other than 2 or 3, kill switch outside (0, 1000] %, α outside
+// UsageError naming the bad value: a version outside 2..kDecisionRuleVersion, kill switch outside (0, 1000] %, α outside
 // (0, 1), bootstrap resamples not positive or a negative block length, no
 // checkpoints, or checkpoints not positive and strictly increasing.
 void validate_decision_rule(const DecisionRule& rule);

@@ -44,11 +44,12 @@ int resamples_for(int sealed, double alpha);
 // resamples a tail needs exceed the cap.
 // `p_exceeds` is the share of resampled error_pct strictly above
 // `threshold_pct`, reported beside a verdict and never deciding it.
-// `level_shifts`, when not empty, holds ln-level deviations of the predictions
-// (one per round, centred on 0): each resample also draws one of them and
+// `level_shifts`, when not empty, holds ln-level changes of the predictions
+// (rule version 4: one per round, centred on 0; version 5: every pair of
+// rounds' difference): each resample also draws one of them and
 // subtracts it from every cell's median, so the interval holds the
 // uncertainty of where the predictions' level sits as well as that of the
-// rounds. The calibration-time evaluation uses it (rule version 4): its
+// rounds. The calibration-time evaluation uses it (rule versions 4, 5): its
 // sealed numbers stand at one level of a machine whose level moves.
 struct FormErrorInterval {
   RoundInterval unsigned_error;  // estimate = error_pct; coverage = the nominal 1 − alpha

@@ -16,6 +16,8 @@
 
 namespace tpb {
 
+// 5: decision rule version 5: the calibration-time evaluation draws the
+//    level as the difference between two rounds' levels.
 // 4: decision rule version 4: the calibration-time evaluation (the drift
 //    gate's) also resamples the level the paired predictions moved through.
 // 3: the median-first statistic, α spent over the looks, and the planned
@@ -23,7 +25,7 @@ namespace tpb {
 // 2: the measurement design and decision rule ("decision_rule") are sealed too.
 // 1: a single pass, the point rule.
 // Every version still reads, and is judged by the rule it sealed.
-inline constexpr int kRegistrationVersion = 4;
+inline constexpr int kRegistrationVersion = 5;
 inline constexpr int kOldestRegistrationVersion = 1;
 
 // The declared workload: which decoder, on what, how many samples.

@@ -65,9 +65,11 @@ std::string decision_rule_text(int version) {
          "k = 1 withholds HOLDS everywhere and leaves FALSIFIED only where L > kill switch + the A/A's U; a k "
          "whose no_speedup is not FALSIFIED or whose +-2K power check fails cannot HOLD; paired and "
          "calibration-time outcomes that are opposite read INCONCLUSIVE (drift)" +
-         std::string(version >= 4 ? ", the calibration-time interval also resampling the level the paired "
-                                    "predictions moved through over the rounds"
-                                  : "") +
+         std::string(version >= 5   ? ", the calibration-time interval also resampling the level the paired "
+                                      "predictions moved through, as the difference between two rounds' levels"
+                     : version == 4 ? ", the calibration-time interval also resampling the level the paired "
+                                      "predictions moved through over the rounds"
+                                    : "") +
          ". The same-node control localizes (the straggler term) and never gates.";
 }
 

@@ -90,7 +90,13 @@ ordered_json transfer_source_json(const TransferSource& s) {
   for (const TransferCell& cell : s.cells) {
     ordered_json phases = ordered_json::object();
     for (const auto& [phase, us] : cell.phase_us) phases[phase] = us;
-    cells.push_back({{"k", cell.k}, {"batch", cell.batch}, {"context", cell.context}, {"phase_us", phases}});
+    ordered_json c = {{"k", cell.k}, {"batch", cell.batch}, {"context", cell.context}, {"phase_us", phases}};
+    if (cell.experts)
+      c["experts"] = {{"recorded_per_layer", cell.experts->recorded_per_layer},
+                      {"modelled_per_layer", cell.experts->modelled_per_layer},
+                      {"label", "MODELLED: E*(1-(1-top/E)^b), uniform routing"},
+                      {"modelled_compute_us", cell.experts->modelled_compute_us}};
+    cells.push_back(std::move(c));
   }
   return {{"label", "calibrated on A"},
           {"results_file", s.results_file},
@@ -129,8 +135,14 @@ TransferSource parse_transfer_source(const ordered_json& j) {
                                  "{}: it changed after registration",
                                  s.results_file, again, s.fit_sha256));
   for (const auto& c : section(j, "cells")) {
-    TransferCell cell{field<int>(c, "k"), field<int>(c, "batch"), field<int>(c, "context"), {}};
+    TransferCell cell{field<int>(c, "k"), field<int>(c, "batch"), field<int>(c, "context"), {}, std::nullopt};
     for (const auto& [phase, us] : section(c, "phase_us").items()) cell.phase_us.emplace_back(phase, us.get<double>());
+    if (c.contains("experts")) {
+      const auto& e = section(c, "experts");
+      cell.experts = TransferCell::Experts{field<double>(e, "recorded_per_layer"),
+                                           field<double>(e, "modelled_per_layer"),
+                                           field<double>(e, "modelled_compute_us")};
+    }
     s.cells.push_back(std::move(cell));
   }
   return s;

@@ -5,6 +5,7 @@
 // with its own digest, and B's cells priced phase by phase. Custody rehashes
 // only the datasets of the file at hand, so A's fit travels as text inside
 // B's registration, sealed by B's SHA-256 and by the digest of the fit itself.
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,18 @@ struct TransferCell {
   int context = 0;
   std::vector<std::pair<std::string, double>> phase_us;
   double compute_us() const;  // the phases summed: t_transfer(k)
+
+  // A mixture-of-experts B reads only the experts its routing touches. The
+  // cell is priced at the count B's replay of it recorded (phase_us above);
+  // beside it, at the count uniform routing would give,
+  // E·(1 − (1 − top/E)^b), labelled MODELLED: what a user without B's router
+  // would predict. Absent for a dense B.
+  struct Experts {
+    double recorded_per_layer = 0;   // the recorded distinct experts, mean over layers
+    double modelled_per_layer = 0;   // MODELLED
+    double modelled_compute_us = 0;  // the phases summed at the MODELLED count
+  };
+  std::optional<Experts> experts;
 };
 
 struct TransferSource {

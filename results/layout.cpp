@@ -115,7 +115,7 @@ bool schema_names(const std::string& path, bool is_group) {
       R"(^/(prereg/predictions_json|membw/read_GBps|d2d/copy_GBps)"
       R"(|control/(concurrent|alone)/b[0-9]+_c[0-9]+/t_step_us)"
       R"(|(step|step_nocomm|step_graph|step_graph_nocomm|replay)/k[0-9]+/b[0-9]+_c[0-9]+/)"
-      R"((t_step_us|t_rank_us|t_host_us|t_ar_insitu_us|t_ag_insitu_us|tp_group|phase/[a-z_]+_us))"
+      R"((t_step_us|t_rank_us|t_host_us|t_ar_insitu_us|t_ag_insitu_us|tp_group|experts_touched|phase/[a-z_]+_us))"
       R"(|(sweep|sweep_allgather)/k[0-9]+/(bytes|count|time_us|time_inplace_us|time_median_us|time_inplace_median_us)"
       R"(|algbw_GBps|busbw_GBps|algbw_inplace_GBps|busbw_inplace_GBps|wrong|wrong_inplace|wrong_per_rank)"
       R"(|wrong_inplace_per_rank|slowest_group|slowest_group_inplace))"

@@ -64,6 +64,32 @@ std::string localizer(const H5File& file, const TransferCell& cell) {
   return fmt::format("`{}` ({:.0f} predicted, {:.0f} replayed µs)", worst, predicted, replayed);
 }
 
+// A mixture-of-experts B: the prediction at the distinct experts its router
+// chose (the sealed `transfer`) and at the count uniform routing gives
+// (MODELLED), each against the measurement.
+std::string experts_table(const Registration& r, const TransferSource& t,
+                          const std::map<DegreeCell, double>& measured_us) {
+  std::string s;
+  for (const TransferCell& cell : t.cells) {
+    if (!cell.experts) continue;
+    if (s.empty())
+      s = "Distinct experts read per layer: the `transfer` prediction above prices the experts the router chose at "
+          "this study's replay of the cell (recorded); beside it, the count uniform routing would give, "
+          "E·(1 − (1 − top/E)^b), is MODELLED, not measured.\n\n"
+          "| k | b | c | experts per layer: recorded | MODELLED | `transfer` at recorded (µs) | at MODELLED (µs) | "
+          "measured (µs) | error at MODELLED |\n|---|---|---|---|---|---|---|---|---|\n";
+    const double recorded_us =
+        find_prediction(r, "transfer", cell.k, cell.batch, cell.context).prediction.t_step_us;
+    const double modelled_us = recorded_us - cell.compute_us() + cell.experts->modelled_compute_us;
+    const auto m = measured_us.find(DegreeCell{cell.k, cell.batch, cell.context});
+    s += fmt::format("| {} | {} | {} | {:.2f} | {:.2f} (MODELLED) | {:.0f} | {:.0f} | {} | {} |\n", cell.k, cell.batch,
+                     cell.context, cell.experts->recorded_per_layer, cell.experts->modelled_per_layer, recorded_us,
+                     modelled_us, m == measured_us.end() ? "not measured" : fmt::format("{:.0f}", m->second),
+                     m == measured_us.end() ? "—" : fmt::format("{:+.1f} %", (m->second / modelled_us - 1) * 100));
+  }
+  return s.empty() ? s : s + "\n";
+}
+
 }  // namespace
 
 std::string transfer_section(const H5File& file, const Registration& r, const std::vector<MeasuredCell>& measured) {
@@ -100,6 +126,7 @@ std::string transfer_section(const H5File& file, const Registration& r, const st
   s += "\nError: measured / predicted − 1 per cell (the verdict's cell error). Largest phase residual: the phase "
        "of the cell's shard whose price (calibrated on A) departs most from this study's own measured shard replay "
        "of it.\n\n";
+  s += experts_table(r, t, measured_us);
   return s;
 }
 

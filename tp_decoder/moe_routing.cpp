@@ -56,6 +56,11 @@ LayerRouting route_tokens(const MoeConfig& moe, const float* router_logits, int 
   return r;
 }
 
+double modelled_distinct_experts(const MoeConfig& moe, int batch) {
+  const double experts = moe.num_experts;
+  return experts * (1.0 - std::pow(1.0 - moe.experts_per_token / experts, batch));
+}
+
 std::vector<int> experts_touched(const LayerRouting& routing) {
   std::vector<int> touched = routing.experts;
   std::sort(touched.begin(), touched.end());

@@ -37,6 +37,12 @@ LayerRouting route_tokens(const MoeConfig& moe, const float* router_logits, int 
 // The distinct experts a layer's routing touches, ascending.
 std::vector<int> experts_touched(const LayerRouting& routing);
 
+// The distinct experts a layer is expected to touch when each of `batch`
+// sequences picks its experts_per_token uniformly and independently:
+// E · (1 − (1 − top/E)^batch). A model of routing, not a measurement: reports
+// label it MODELLED beside the count the router really chose.
+double modelled_distinct_experts(const MoeConfig& moe, int batch);
+
 // Collective over `group`: every rank's chosen experts of every layer
 // compared with the group's first rank. Empty when all agree, else one line
 // naming the first rank, layer and sequence that differ. `backend` carries

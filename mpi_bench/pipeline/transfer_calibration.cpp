@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <optional>
 
@@ -15,6 +16,7 @@
 #include "results/study_file.hpp"
 #include "tp_decoder/memory_estimate.hpp"
 #include "tp_decoder/model_config.hpp"
+#include "tp_decoder/moe_routing.hpp"
 #include "tp_decoder/phase_ledger.hpp"
 
 namespace tpb {
@@ -63,6 +65,44 @@ std::vector<int> experts_touched(const H5File& file, const std::string& point, c
                                                     touched.begin() + static_cast<std::ptrdiff_t>((layer + 1) * dims.at(1)),
                                                     std::int64_t{1})));
   return per_layer;
+}
+
+// Each phase of a shard's ledger priced by its class's fit, in ledger order.
+std::vector<std::pair<std::string, double>> priced_phases(const PhaseCostFit& fit, const PhaseLedger& ledger) {
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& [phase, name] : kPhases) {
+    const PhaseCost& cost = ledger[phase];
+    const std::optional<PhaseClass> phase_class = phase_class_of(name);
+    if (cost.intervals == 0 || !phase_class) continue;
+    out.emplace_back(name, fit.of(*phase_class).predict_us(static_cast<double>(cost.intervals),
+                                                           static_cast<double>(cost.bytes_read + cost.bytes_written),
+                                                           static_cast<double>(cost.flops)));
+  }
+  return out;
+}
+
+double summed_us(const std::vector<std::pair<std::string, double>>& phases) {
+  double sum = 0;
+  for (const auto& [phase, us] : phases) sum += us;
+  return sum;
+}
+
+// A mixture-of-experts cell's counts: the recorded mean over layers, and the
+// MODELLED one with the shard priced at it. The ledger counts whole experts,
+// and an expert's bytes and flops are the same whichever it is, so the
+// fractional count is priced between the whole counts either side of it.
+template <class Price>
+TransferCell::Experts modelled_experts(const ModelConfig& config, int batch, const std::vector<int>& recorded,
+                                       const Price& price) {
+  const double modelled = modelled_distinct_experts(config.moe, batch);
+  const int below = static_cast<int>(std::floor(modelled));
+  const int above = std::min(below + 1, config.moe.num_experts);
+  const double low_us = summed_us(price(std::vector<int>(recorded.size(), below)));
+  const double high_us = summed_us(price(std::vector<int>(recorded.size(), above)));
+  double recorded_sum = 0;
+  for (int n : recorded) recorded_sum += n;
+  return {recorded_sum / static_cast<double>(recorded.size()), modelled,
+          low_us + (high_us - low_us) * (modelled - below)};
 }
 
 // A's calibration points: TP-1 --no-comm and the shard replay of every
@@ -171,18 +211,12 @@ TransferSource calibrate_transfer(const H5File& b_file, const Registration& b_re
     for (int batch : b_registration.grid.batch)
       for (int context : b_registration.grid.context) {
         const std::string point = step_point_path(StepRoot::replay, k, batch, context);
-        const PhaseLedger ledger =
-            phase_ledger(b.config, k, batch, context, b.types, false, experts_touched(b_file, point, b.config));
-        TransferCell cell{k, batch, context, {}};
-        for (const auto& [phase, name] : kPhases) {
-          const PhaseCost& cost = ledger[phase];
-          const std::optional<PhaseClass> phase_class = phase_class_of(name);
-          if (cost.intervals == 0 || !phase_class) continue;
-          cell.phase_us.emplace_back(name, source.fit.of(*phase_class)
-                                               .predict_us(static_cast<double>(cost.intervals),
-                                                           static_cast<double>(cost.bytes_read + cost.bytes_written),
-                                                           static_cast<double>(cost.flops)));
-        }
+        const std::vector<int> recorded = experts_touched(b_file, point, b.config);
+        const auto price = [&](const std::vector<int>& experts) {
+          return priced_phases(source.fit, phase_ledger(b.config, k, batch, context, b.types, false, experts));
+        };
+        TransferCell cell{k, batch, context, price(recorded), std::nullopt};
+        if (b.config.is_moe()) cell.experts = modelled_experts(b.config, batch, recorded, price);
         source.cells.push_back(std::move(cell));
       }
   return source;

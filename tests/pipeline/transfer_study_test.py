@@ -1,8 +1,12 @@
 #!/usr/bin/python3
 """Calibrate on A, predict B, end to end on 2 ranks: `mpi_bench calibrate`
-tiny-llama (A), then `mpi_bench run --transfer-from A` on tiny-qwen2 (B):
+tiny-llama (A), then `mpi_bench run --transfer-from A` on tiny-qwen2-moe (B,
+a mixture-of-experts model with q/k/v bias and a shared expert):
   - B's predictions.json registers `transfer` beside its own forms, with A's
     fit, its digest and A's machine, and every cell's t_transfer_us;
+  - every cell carries its distinct experts per layer: recorded (the row sums
+    of the replay's experts_touched table, equal at k = 1 and 2) and MODELLED
+    (E·(1 − (1 − top/E)^b)), and the report tabulates both;
   - the verdict judges `transfer` at every k, and report.md has its section
     with "calibrated on A" and "calibrated on B" apart;
   - custody: the fit edited in /prereg after registration is refused (the
@@ -64,7 +68,7 @@ def text_of(value):
     return value.decode() if isinstance(value, bytes) else value
 
 
-def check_registration(out):
+def check_registration(out, study):
     registration = json.load(open(os.path.join(out, "predictions.json")))
     forms = [f["name"] for f in registration["model_forms"]]
     expect(forms[-1] == "transfer", f"registered forms {forms}")
@@ -79,6 +83,30 @@ def check_registration(out):
     expect(len(t.get("cells", [])) == 4, "transfer priced 4 cells (k 1,2 × b 1,4)")
     for cell in registration["calibration_inputs"]:
         expect(cell.get("t_transfer_us", 0) > 0, f"cell k={cell['k']} b={cell['batch']} has no t_transfer_us")
+    check_experts(t.get("cells", []), study)
+
+
+def check_experts(cells, study):
+    """Recorded: the replay's table, the same at every k; MODELLED: the formula for 12 experts, top 4."""
+    recorded = {}
+    with h5py.File(study, "r") as f:
+        for cell in cells:
+            e = cell.get("experts")
+            where = f"k={cell['k']} b={cell['batch']}"
+            expect(e is not None, f"{where}: no distinct-expert counts for a mixture-of-experts B")
+            if e is None:
+                continue
+            table = f[f"/replay/k{cell['k']}/b{cell['batch']}_c8/experts_touched"][()]
+            per_layer = [int(row.sum()) for row in table]
+            expect(abs(e["recorded_per_layer"] - sum(per_layer) / len(per_layer)) < 1e-9,
+                   f"{where}: recorded {e['recorded_per_layer']}, the table says {per_layer}")
+            recorded.setdefault(cell["batch"], []).append(per_layer)
+            modelled = 12 * (1 - (1 - 4 / 12) ** cell["batch"])
+            expect(abs(e["modelled_per_layer"] - modelled) < 1e-9, f"{where}: MODELLED {e['modelled_per_layer']}")
+            expect("MODELLED" in e.get("label", ""), f"{where}: the modelled count is not labelled MODELLED")
+            expect(e["modelled_compute_us"] > 0, f"{where}: no price at the MODELLED count")
+    for batch, tables in recorded.items():
+        expect(all(t == tables[0] for t in tables), f"b={batch}: the experts touched differ between k: {tables}")
 
 
 def check_custody(a, study, work):
@@ -137,10 +165,10 @@ def main():
              os.path.join(a.configs, "tiny-llama.json")] + SMALL + ["-o", a_file])
         out = os.path.join(work, "b")
         run([a.mpiexec, "--oversubscribe", "-n", "2", a.mpi_bench, "run", "--model",
-             os.path.join(a.configs, "tiny-qwen2.json")] + SMALL +
+             os.path.join(a.configs, "tiny-qwen2-moe.json")] + SMALL +
             ["--rounds", "4:4", "--transfer-from", a_file, "-o", out])
         study = os.path.join(out, "study.h5")
-        check_registration(out)
+        check_registration(out, study)
         with h5py.File(study, "r") as f:
             for k in (1, 2):
                 expect(f"/verdict/transfer/k{k}" in f, f"no verdict for transfer at k={k}")
@@ -150,8 +178,9 @@ def main():
         expect(report.find("## Transfer: calibrated on `tiny-llama`") >= 0, "report.md has no transfer section")
         expect("calibrated on A: `transfer`" in section and "calibrated on B: `ideal`" in section,
                "the transfer table does not keep A's and B's calibrations apart")
-        expect(len(re.findall(r"^\| [12] \| [14] \| 8 \|", section, re.M)) == 4,
-               f"one row per k and cell: {section}")
+        expect(len(re.findall(r"^\| [12] \| [14] \| 8 \|", section, re.M)) == 8,
+               f"one row per k and cell, in the transfer table and in the experts table: {section}")
+        expect(len(re.findall(r"\| [0-9.]+ \(MODELLED\) \|", section)) == 4, f"the MODELLED counts: {section}")
         check_custody(a, study, work)
         check_bad_sources(a, a_file, study, work)
     if FAILURES:

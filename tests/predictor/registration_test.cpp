@@ -101,7 +101,7 @@ Registration with_transfer() {
                                                                     {"norm", 1, 4, 64, 5, 4e4, 4e3, 30.0}}));
   t.fit_sha256 = phase_cost_fit_sha256(t.fit);
   for (CellInputs& cell : r.calibration) {
-    t.cells.push_back({cell.inputs.k, cell.batch, cell.context, {{"norm", 100.0 * cell.batch}, {"qkv", 0.1 / 3}}});
+    t.cells.push_back({cell.inputs.k, cell.batch, cell.context, {{"norm", 100.0 * cell.batch}, {"qkv", 0.1 / 3}}, std::nullopt});
     cell.inputs.t_transfer_us = t.cells.back().compute_us();
   }
   r.transfer = t;

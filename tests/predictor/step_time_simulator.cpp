@@ -65,6 +65,7 @@ class StudyDraw {
     drift_ = config.noise.drift_log_per_visit * (uniform_unit(rng_) < 0.5 ? -1.0 : 1.0);
     for (const Ar1& process : config.noise.flicker) flicker_.push_back(process.log_sd * standard_normal(rng_));
     round_common_ = config.noise.common.log_sd * standard_normal(rng_);  // stationary from the start
+    upper_level_ = uniform_unit(rng_) < 0.5;
     // A TP-2 step waits for the slower rank; its typical wait is part of the
     // step's true cost, so the slower of two ranks is centred on its median
     // Φ⁻¹(√½)·σ and a random imbalance adds spread, not error.
@@ -78,11 +79,13 @@ class StudyDraw {
     const Ar1& common = config_.noise.common;
     round_common_ = common.lag1 * round_common_ +
                     std::sqrt(1.0 - common.lag1 * common.lag1) * common.log_sd * standard_normal(rng_);
+    if (uniform_unit(rng_) < config_.noise.two_levels.switch_probability) upper_level_ = !upper_level_;
   }
 
   Visit visit(int cell, Condition condition) {
     const NoiseModel& noise = config_.noise;
-    double level = drift_ * static_cast<double>(clock_++) + round_common_;
+    double level = drift_ * static_cast<double>(clock_++) + round_common_ +
+                   (upper_level_ ? noise.two_levels.log_step : 0.0);
     for (std::size_t i = 0; i < flicker_.size(); ++i) {
       const Ar1& process = noise.flicker[i];
       flicker_[i] = process.lag1 * flicker_[i] +
@@ -128,6 +131,7 @@ class StudyDraw {
   double error_sign_ = 1.0;
   double drift_ = 0;
   double round_common_ = 0;
+  bool upper_level_ = false;
   double max_of_two_median_ = 0;
   std::vector<double> flicker_;
   long clock_ = 0;

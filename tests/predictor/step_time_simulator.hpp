@@ -46,6 +46,16 @@ struct NoiseModel {
   // TP-2 step waits for the slower of its two ranks.
   double rank_log_sd = 0;
   double drift_log_per_visit = 0;  // common linear drift; the sign is drawn per study
+  // Two levels a round can sit at, shared by every condition in it: the host
+  // placing the two vCPUs near (slower) or far. The level is `log_step`
+  // higher at one than at the other, starts at either with equal chance, and
+  // changes at a round's start with `switch_probability`. Off (0) in the
+  // fitted model, whose rounds were measured on a machine that stayed at one;
+  // tests set it to what docs/STATISTICS.md ("Two levels") measured.
+  struct TwoLevels {
+    double log_step = 0;
+    double switch_probability = 0;
+  } two_levels;
 };
 
 NoiseModel fitted_noise();  // this machine's

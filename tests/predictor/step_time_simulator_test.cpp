@@ -131,41 +131,71 @@ TEST(StepTimeSimulator, NoSpeedupIsFalsifiedAtKEqualsTwo) {
     EXPECT_GE(quick_start(errors.first, errors.second).no_speedup_falsified, 0.99);
 }
 
+// A right form's cells (ideal and replay at k = 1 and 2) over kStudies
+// simulated studies, judged under rule `version`: how many the drift gate
+// withholds, and how many the calibration-time evaluation reads FALSIFIED.
+struct DriftGateCount {
+  int drift = 0;
+  int sealed_falsified = 0;
+};
+constexpr int kRightFormCells = 4 * kStudies;
+
+DriftGateCount drift_gate_count(const SimulatorConfig& config, int version) {
+  DecisionRule rule = quick_start_rule();
+  rule.version = version;
+  DriftGateCount count;
+  for (int i = 0; i < kStudies; ++i) {
+    const RoundsEvaluation e =
+        judge_study(simulate_study(config, 1000 + static_cast<std::uint64_t>(i)), rule).evaluation;
+    for (const char* form : {"ideal", "replay"})
+      for (int k : {1, 2}) {
+        const CellVerdict& v = verdict_of(e, form, k);
+        count.drift += v.reason == InconclusiveReason::drift;
+        count.sealed_falsified += v.sealed_outcome == Outcome::falsified;
+      }
+  }
+  std::printf("a right form under rule version %d: calibration-time evaluation FALSIFIED in %.1f %% of cells, "
+              "drift gate in %.1f %%\n",
+              version, 100.0 * count.sealed_falsified / kRightFormCells, 100.0 * count.drift / kRightFormCells);
+  return count;
+}
+
 TEST(StepTimeSimulator, CalibrationTimeEvaluationAllowsForTheLevelTheMachineMovesThrough) {
   // The sealed numbers are medians of 10 calibration rounds at one stretch of
   // a level that wanders (the fitted common part: 14 % per round, AR(1) over
   // rounds). Judged as exact (version 3), a right form's calibration-time
   // evaluation is often definite against the paired one, and the drift gate
-  // withholds the verdict; version 4 resamples the level the predictions
-  // moved through, so that only what the level cannot explain contradicts.
+  // withholds the verdict; since version 4 the level the predictions moved
+  // through is resampled, so that only what the level cannot explain
+  // contradicts.
   SimulatorConfig config;
   config.true_error = {0.0, 0.0};
-  DecisionRule v3 = quick_start_rule();
-  v3.version = 3;
-  const DecisionRule v4 = quick_start_rule();
-  int v3_drift = 0, v4_drift = 0, v3_sealed_falsified = 0, v4_sealed_falsified = 0;
-  for (int i = 0; i < kStudies; ++i) {
-    const SimulatedStudy study = simulate_study(config, 1000 + static_cast<std::uint64_t>(i));
-    const RoundsEvaluation old_rule = judge_study(study, v3).evaluation;
-    const RoundsEvaluation new_rule = judge_study(study, v4).evaluation;
-    for (const char* form : {"ideal", "replay"})
-      for (int k : {1, 2}) {
-        const CellVerdict& o = verdict_of(old_rule, form, k);
-        const CellVerdict& n = verdict_of(new_rule, form, k);
-        v3_drift += o.reason == InconclusiveReason::drift;
-        v4_drift += n.reason == InconclusiveReason::drift;
-        v3_sealed_falsified += o.sealed_outcome == Outcome::falsified;
-        v4_sealed_falsified += n.sealed_outcome == Outcome::falsified;
-      }
-  }
-  constexpr int kCells = 4 * kStudies;  // ideal and replay at k = 1 and 2, per study
-  std::printf("a right form, calibration-time evaluation FALSIFIED: version 3 %.1f %%, version 4 %.1f %% of cells; "
-              "drift gate: version 3 %.1f %%, version 4 %.1f %%\n",
-              100.0 * v3_sealed_falsified / kCells, 100.0 * v4_sealed_falsified / kCells, 100.0 * v3_drift / kCells,
-              100.0 * v4_drift / kCells);
-  EXPECT_LE(v4_sealed_falsified, kCells / 20);
-  EXPECT_LE(v4_drift, kCells / 20);
-  EXPECT_GT(v3_drift, v4_drift);
+  const DriftGateCount v3 = drift_gate_count(config, 3);
+  const DriftGateCount now = drift_gate_count(config, kDecisionRuleVersion);
+  EXPECT_LE(now.sealed_falsified, kRightFormCells / 20);
+  EXPECT_LE(now.drift, kRightFormCells / 20);
+  EXPECT_GT(v3.drift, now.drift);
+}
+
+TEST(StepTimeSimulator, TwoLevelsReadAsDriftOnlyWhereTheRoundsNeverShowTheirDifference) {
+  // The machine of docs/STATISTICS.md ("Two levels"), fitted by
+  // noise/fit_two_levels.py to ten quick-start reruns: rounds sit at one of
+  // two levels 1.44x apart (ln 0.364), changing at 4.8 % of rounds, and
+  // within a level move by 2.8 % with a lag-1 autocorrelation of 0.23 (the
+  // common part here; the rest of the model as fitted). Where the
+  // calibration met one level and the measurement mostly the other, version
+  // 4's draws (each round's deviation from the median level, nearly all at
+  // the measurement's level) pushed the sealed error away from the paired
+  // one, and the drift gate withheld a right form. Version 5 draws the
+  // difference between two rounds' levels, which points both ways.
+  SimulatorConfig config;
+  config.true_error = {0.0, 0.0};
+  config.noise.common = {0.028, 0.23};
+  config.noise.two_levels = {0.364, 0.048};
+  const DriftGateCount v4 = drift_gate_count(config, 4);
+  const DriftGateCount v5 = drift_gate_count(config, 5);
+  EXPECT_LT(v5.drift, v4.drift);
+  EXPECT_LE(v5.drift, kRightFormCells / 20);
 }
 
 TEST(StepTimeSimulator, MedianOfMapeRarelyHoldsTwoPointsBelowTheKillSwitch) {

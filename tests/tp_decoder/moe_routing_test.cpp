@@ -1,9 +1,12 @@
 // Routing of a mixture-of-experts layer: softmax, top-k with ties to the
 // lowest expert index, the weights with and without renormalisation, the
-// experts touched, and each expert's slice of the stacked expert tensors.
+// experts touched and the count expected of uniform routing (MODELLED), and
+// each expert's slice of the stacked expert tensors.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
+#include <utility>
 #include <vector>
 
 #include "common/error.hpp"
@@ -73,6 +76,32 @@ TEST(MoeRouting, ExpertsTouchedAreDistinctAndAscending) {
   LayerRouting r;
   r.experts = {5, 1, 1, 7, 5, 0};
   EXPECT_EQ(experts_touched(r), (std::vector<int>{0, 1, 5, 7}));
+}
+
+// The MODELLED count against the router itself: random logits route each
+// sequence to a uniformly drawn set of experts, and the mean of the distinct
+// experts a batch touches over many draws is the formula's, for Mixtral's
+// 8 choose 2 and Qwen1.5-MoE's 60 choose 4.
+TEST(MoeRouting, ModelledDistinctExpertsIsTheMeanOfUniformRouting) {
+  for (const auto& [experts, top] : {std::pair{8, 2}, std::pair{60, 4}}) {
+    const MoeConfig m = moe(experts, top, true);
+    EXPECT_DOUBLE_EQ(modelled_distinct_experts(m, 1), top);
+    for (int batch : {2, 4, 16}) {
+      std::mt19937_64 rng(static_cast<std::uint64_t>(experts * 100 + batch));
+      std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+      const int draws = 20000;
+      double touched = 0;
+      std::vector<float> logits(static_cast<std::size_t>(batch * experts));
+      for (int d = 0; d < draws; ++d) {
+        for (float& l : logits) l = uniform(rng);
+        touched += static_cast<double>(experts_touched(route_tokens(m, logits.data(), batch)).size());
+      }
+      const double modelled = modelled_distinct_experts(m, batch);
+      EXPECT_GT(modelled, top);
+      EXPECT_LE(modelled, experts);
+      EXPECT_NEAR(touched / draws, modelled, 0.01 * modelled) << experts << " experts, top " << top << ", b " << batch;
+    }
+  }
 }
 
 TEST(MoeShardPlan, EachExpertIsShardedLikeTheDenseMlp) {
