@@ -192,6 +192,16 @@ TEST(SmallBatchGemm, Avx512GivesTheAvx2Bits) {
       }
 }
 
+// The kernel a batch runs: AVX2 up to kAvx2UpToRows rows where the process
+// uses AVX-512 (the same bits, test above), the process's kernel otherwise.
+TEST(SmallBatchGemm, SmallBatchesTakeTheAvx2KernelOnAnAvx512Cpu) {
+  const GemmIsa process = small_batch_gemm_isa();
+  for (std::int64_t m : {1, 2, 3, 4, 5, 8, 16, 33}) {
+    const GemmIsa expected = process == GemmIsa::avx512 && m <= kAvx2UpToRows ? GemmIsa::avx2_fma : process;
+    EXPECT_EQ(small_batch_gemm_isa(m), expected) << "m = " << m << ", process kernel " << to_string(process);
+  }
+}
+
 // Every element has one place in the packed order, (1, n) vectors keep theirs,
 // and packing rows part by part (as fused tensors are filled) or unpacking them
 // reproduces the row-major weight.

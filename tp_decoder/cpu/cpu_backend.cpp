@@ -35,8 +35,10 @@ class CpuBackend final : public Backend {
  public:
   std::string name() const override { return "cpu"; }
   std::string device_description() const override {
-    return fmt::format("cpu fp32, {} OpenMP threads, matmul: small-batch {} kernel on row-block-packed weights",
-                       omp_get_max_threads(), to_string(gemm_isa_));
+    const GemmIsa small = small_batch_gemm_isa(1);
+    return fmt::format("cpu fp32, {} OpenMP threads, matmul: small-batch {} kernel on row-block-packed weights{}",
+                       omp_get_max_threads(), to_string(gemm_isa_),
+                       small == gemm_isa_ ? "" : fmt::format(" ({} up to {} batch rows)", to_string(small), kAvx2UpToRows));
   }
   MemoryKind memory_kind() const override { return MemoryKind::host; }
   ElementType storage_type(TensorRole role) const override {
@@ -159,7 +161,7 @@ class CpuBackend final : public Backend {
     const std::int64_t k = in.cols;
     if (bias) expect_shape(*bias, 1, weight.rows, "matmul", "bias");
     TPB_CHECK(packed(weight), "cpu matmul: the weight was not allocated as a TensorRole::weight tensor");
-    small_batch_gemm(gemm_isa_, m, n, k, f32(in), f32(weight), bias ? f32(*bias) : nullptr, f32(out));
+    small_batch_gemm(small_batch_gemm_isa(m), m, n, k, f32(in), f32(weight), bias ? f32(*bias) : nullptr, f32(out));
   }
 
   void rope(Tensor& qkv, const AttentionShape& shape, int position, const Tensor& inv_freq) override {

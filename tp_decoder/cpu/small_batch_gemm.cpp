@@ -67,6 +67,12 @@ GemmIsa small_batch_gemm_isa() {
   return isa;
 }
 
+GemmIsa small_batch_gemm_isa(std::int64_t m) {
+  const GemmIsa isa = small_batch_gemm_isa();
+  return isa == GemmIsa::avx512 && m <= kAvx2UpToRows && gemm_isa_supported(GemmIsa::avx2_fma) ? GemmIsa::avx2_fma
+                                                                                                : isa;
+}
+
 void small_batch_gemm(GemmIsa isa, std::int64_t m, std::int64_t n, std::int64_t k, const float* x,
                       const float* w_packed, const float* bias, float* y) {
   switch (isa) {

@@ -64,14 +64,22 @@ enum class GemmIsa {
 
 const char* to_string(GemmIsa isa);
 
-// The instruction sets this CPU can run, fastest first (the order of the
-// measured table in docs/MEASUREMENT.md: AVX-512 before AVX2 at every m and
-// shape measured), read once from the CPU's feature flags.
+// The instruction sets this CPU can run, widest first, read once from the
+// CPU's feature flags.
 bool gemm_isa_supported(GemmIsa isa);
 
 // The instruction set this process uses: the first of avx512, avx2_fma,
 // portable the CPU supports, so every call of a run takes the same path.
 GemmIsa small_batch_gemm_isa();
+// The kernel a product of `m` batch rows runs: small_batch_gemm_isa(), except
+// that where it is avx512 a batch of at most kAvx2UpToRows rows takes the AVX2
+// kernel (the same bits). On one idle core, four interleaved runs of
+// jobs/bench_cpu_gemm.sh on llama-3.2-1b's shapes had the AVX2 kernel ahead at
+// m = 4 in 17 of 20 shape-runs (by up to 0.17 of the limit), the two within
+// noise of each other at m = 1 and 2 (each ahead in about half), and AVX-512
+// ahead at m = 8 and 16 (docs/MEASUREMENT.md).
+inline constexpr std::int64_t kAvx2UpToRows = 4;
+GemmIsa small_batch_gemm_isa(std::int64_t m);
 
 // y = x · wᵀ (+ bias, a row of n when not null), w packed, any m, n, k ≥ 1.
 // With more than one OpenMP thread the row blocks of w are split among them.

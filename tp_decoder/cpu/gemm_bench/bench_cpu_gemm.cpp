@@ -106,8 +106,9 @@ int run(int reps, const std::string& model) {
   std::vector<std::string> notes;
   for (Candidate& c : optional_candidates(notes)) candidates.push_back(std::move(c));
   const GemmIsa isa = small_batch_gemm_isa();
-  fmt::print("# bench_cpu_gemm: {} OpenMP thread(s), kept = the small-batch {} kernel on packed weights at every m\n",
-             omp_get_max_threads(), to_string(isa));
+  fmt::print("# bench_cpu_gemm: {} OpenMP thread(s), kept = the small-batch kernel the backend runs at each m on "
+             "packed weights ({} at m = 1, {} at m = {})\n",
+             omp_get_max_threads(), to_string(small_batch_gemm_isa(1)), to_string(isa), kBatches[std::size(kBatches) - 1]);
   fmt::print("# cblas_sgemm from {}\n", library_of("cblas_sgemm"));
   fmt::print("# FMA peak before the run: {:.1f} GFLOP/s (one thread, {} chains, best of 7)\n", fma_peak_GFLOPs(7),
              to_string(isa));
