@@ -109,9 +109,9 @@ CellVerdict judge_median_first(const PairedLogRatios& ratios, const CellGates& g
   const double kill = rule.kill_switch_pct;
   const RoundResampling resampling{rule.bootstrap.resamples, rule.bootstrap.seed};
   const FormErrorInterval paired = form_error_interval(ratios.paired, alpha, resampling, kill);
-  const FormErrorInterval sealed =
-      form_error_interval(ratios.sealed, alpha, resampling, kill,
-                          rule.version >= 4 ? prediction_level_shifts(ratios.drift_pct, rule.version) : std::vector<double>{});
+  const std::vector<double> level_shifts =
+      rule.version >= 4 ? prediction_level_shifts(ratios.drift_pct, rule.version) : std::vector<double>{};
+  const FormErrorInterval sealed = form_error_interval(ratios.sealed, alpha, resampling, kill, level_shifts);
   CellVerdict verdict;
   set_interval_figures(verdict, paired.unsigned_error, kill, alpha);
   verdict.signed_error_pct = paired.estimate.signed_error_pct;

@@ -64,8 +64,8 @@ struct DecisionRule {
   int max_rounds() const { return checkpoints.back(); }
 };
 
-// UsageError naming the bad value: a version outside 2..kDecisionRuleVersion, kill switch outside (0, 1000] %, α outside
-// (0, 1), bootstrap resamples not positive or a negative block length, no
+// UsageError naming the bad value: a version outside 2..kDecisionRuleVersion,
+// kill switch outside (0, 1000] %, α outside (0, 1), bootstrap resamples not positive or a negative block length, no
 // checkpoints, or checkpoints not positive and strictly increasing.
 void validate_decision_rule(const DecisionRule& rule);
 
