@@ -68,9 +68,10 @@ GemmIsa small_batch_gemm_isa() {
 }
 
 GemmIsa small_batch_gemm_isa(std::int64_t m) {
-  const GemmIsa isa = small_batch_gemm_isa();
-  return isa == GemmIsa::avx512 && m <= kAvx2UpToRows && gemm_isa_supported(GemmIsa::avx2_fma) ? GemmIsa::avx2_fma
-                                                                                                : isa;
+  // Read once: every matmul of the step asks.
+  static const bool avx2_for_small_batches =
+      small_batch_gemm_isa() == GemmIsa::avx512 && gemm_isa_supported(GemmIsa::avx2_fma);
+  return avx2_for_small_batches && m <= kAvx2UpToRows ? GemmIsa::avx2_fma : small_batch_gemm_isa();
 }
 
 void small_batch_gemm(GemmIsa isa, std::int64_t m, std::int64_t n, std::int64_t k, const float* x,
