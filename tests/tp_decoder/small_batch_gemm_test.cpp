@@ -120,6 +120,26 @@ TEST(SmallBatchGemm, RandomShapes) {
   }
 }
 
+// Small batches read several row blocks side by side (the streamed pass of
+// small_batch_gemm_driver.hpp): every count of whole 4-row blocks from 1 to 7
+// leaves a last group of 1, 2 or 3 blocks, each with and without a row tail,
+// at batches below, at and above the streamed sizes.
+TEST(SmallBatchGemm, EveryGroupOfRowBlocks) {
+  for (GemmIsa isa : isas())
+    for (std::int64_t n = 4; n <= 31; ++n)
+      for (std::int64_t m : {1, 2, 3, 4, 5, 9}) expect_matches_reference({m, n, 67, n % 3 == 0}, isa);
+}
+
+// The read plan is fixed by instruction set and batch size, so every rank and
+// every run reads the same way.
+TEST(SmallBatchGemm, StreamedReadUpToFourRowsOnAvx2Only) {
+  for (std::int64_t m = 1; m <= kAvx2StreamedUpToRows; ++m)
+    EXPECT_EQ(small_batch_gemm_streams(GemmIsa::avx2_fma, m), kAvx2StreamedBlocks) << "m " << m;
+  EXPECT_EQ(small_batch_gemm_streams(GemmIsa::avx2_fma, kAvx2StreamedUpToRows + 1), 1);
+  EXPECT_EQ(small_batch_gemm_streams(GemmIsa::avx512, 1), 1);
+  EXPECT_EQ(small_batch_gemm_streams(GemmIsa::portable, 1), 1);
+}
+
 std::vector<float> run(GemmIsa isa, const Problem& p, const std::vector<float>& x, const std::vector<float>& w,
                        const std::vector<float>& b) {
   std::vector<float> y(static_cast<std::size_t>(p.m * p.n));

@@ -36,9 +36,14 @@ class CpuBackend final : public Backend {
   std::string name() const override { return "cpu"; }
   std::string device_description() const override {
     const GemmIsa small = small_batch_gemm_isa(1);
-    return fmt::format("cpu fp32, {} OpenMP threads, matmul: small-batch {} kernel on row-block-packed weights{}",
-                       omp_get_max_threads(), to_string(gemm_isa_),
-                       small == gemm_isa_ ? "" : fmt::format(" ({} up to {} batch rows)", to_string(small), kAvx2UpToRows));
+    const int streams = small_batch_gemm_streams(small, 1);
+    return fmt::format(
+        "cpu fp32, {} OpenMP threads, matmul: small-batch {} kernel on row-block-packed weights{}{}",
+        omp_get_max_threads(), to_string(gemm_isa_),
+        small == gemm_isa_ ? "" : fmt::format(" ({} up to {} batch rows)", to_string(small), kAvx2UpToRows),
+        streams == 1 ? ""
+                     : fmt::format(", {} row blocks read side by side up to {} batch rows", streams,
+                                   kAvx2StreamedUpToRows));
   }
   MemoryKind memory_kind() const override { return MemoryKind::host; }
   ElementType storage_type(TensorRole role) const override {

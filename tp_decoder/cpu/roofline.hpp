@@ -9,13 +9,15 @@
 
 namespace tpb {
 
-// Bytes of `array` summed per second by the calling threads (OpenMP parallel
-// for simd reduction), GB = 1e9 B. `array` holds `count` doubles.
-double read_pass_GBps(const double* array, std::size_t count);
+// Bytes of `array` summed per second by the calling OpenMP threads, each
+// reading its contiguous share with sum_floats, GB = 1e9 B. `array` holds
+// `count` floats.
+double read_pass_GBps(const float* array, std::size_t count);
 
 // The sum of `count` floats on the calling thread, in enough independent
 // vector chains that the read, not the add latency, bounds it: one core's
-// read of those bytes, with the vector width of small_batch_gemm_isa().
+// read of those bytes, with the vector width of small_batch_gemm_isa(), taken
+// as four streams side by side (a core reads several streams faster than one).
 float sum_floats(const float* v, std::int64_t count);
 
 // About `flops` floating-point operations (2 per FMA lane) on the calling

@@ -74,6 +74,10 @@ GemmIsa small_batch_gemm_isa(std::int64_t m) {
   return avx2_for_small_batches && m <= kAvx2UpToRows ? GemmIsa::avx2_fma : small_batch_gemm_isa();
 }
 
+int small_batch_gemm_streams(GemmIsa isa, std::int64_t m) {
+  return isa == GemmIsa::avx2_fma && m <= kAvx2StreamedUpToRows ? kAvx2StreamedBlocks : 1;
+}
+
 void small_batch_gemm(GemmIsa isa, std::int64_t m, std::int64_t n, std::int64_t k, const float* x,
                       const float* w_packed, const float* bias, float* y) {
   switch (isa) {

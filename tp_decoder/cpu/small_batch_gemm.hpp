@@ -81,6 +81,22 @@ GemmIsa small_batch_gemm_isa();
 inline constexpr std::int64_t kAvx2UpToRows = 4;
 GemmIsa small_batch_gemm_isa(std::int64_t m);
 
+// How the AVX2 kernel reads the weight (small_batch_gemm_driver.hpp): up to
+// kAvx2StreamedUpToRows batch rows it reads kAvx2StreamedBlocks row blocks side
+// by side with no software prefetch, above that one block at a time with one.
+// On one idle core of an AMD EPYC (AVX2 only), interleaved on llama-3.2-1b's
+// shapes, against a four-stream read: streamed 1.00-1.13 at m = 1 and
+// 0.76-0.78 at m = 4, prefetched 0.73 and 0.67-0.72; at m = 8 prefetched was
+// ahead, 0.54-0.60 against 0.46-0.54 (docs/MEASUREMENT.md). The AVX-512
+// kernel always prefetches: it was set on an Intel core, and no AVX-512 CPU
+// has measured the streamed read.
+inline constexpr int kAvx2StreamedBlocks = 3;
+inline constexpr int kAvx2StreamedRows = 3;  // batch rows the streamed pass takes
+inline constexpr std::int64_t kAvx2StreamedUpToRows = 4;
+// Row blocks the kernel `isa` reads side by side for a batch of m rows (1: one
+// stream, prefetched).
+int small_batch_gemm_streams(GemmIsa isa, std::int64_t m);
+
 // y = x · wᵀ (+ bias, a row of n when not null), w packed, any m, n, k ≥ 1.
 // With more than one OpenMP thread the row blocks of w are split among them.
 void small_batch_gemm(GemmIsa isa, std::int64_t m, std::int64_t n, std::int64_t k, const float* x,

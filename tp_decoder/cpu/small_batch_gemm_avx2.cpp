@@ -16,10 +16,15 @@ namespace {
 struct Avx2 {
   using Vec = __m256;
   static constexpr int kRowsPerVec = 1;
-  // Chunks of 256 columns (R KiB of a block) and the stream prefetched 16 KiB
-  // (four 4-row chunks) ahead.
+  // Chunks of 256 columns (R KiB of a block) and, where prefetched, the stream
+  // prefetched 16 KiB (four 4-row chunks) ahead.
   static constexpr std::int64_t kChunk = 256;
   static constexpr std::int64_t kPrefetchFloats = 4096;
+  // Streamed up to kAvx2StreamedUpToRows (small_batch_gemm.hpp), over three
+  // blocks: 3 × 4 accumulators + 1 batch vector + 1 weight vector.
+  static constexpr int kStreams = kAvx2StreamedBlocks;
+  static constexpr int kStreamedRows = kAvx2StreamedRows;
+  static constexpr std::int64_t kStreamUpToRows = kAvx2StreamedUpToRows;
   // 4 × 3 accumulators + 3 batch vectors + 1 weight vector are the 16 ymm
   // registers.
   static constexpr int kMaxTile = 3;

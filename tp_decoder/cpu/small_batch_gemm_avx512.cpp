@@ -35,6 +35,10 @@ struct Avx512 {
   // and 1 weight register, within 32; 8 rows give 16 FMAs per 10 loads, which
   // two FMA pipes and the load ports sustain.
   static constexpr int kMaxTile = 8;
+  // Always prefetched: the streamed pass was measured on an AVX2-only core.
+  static constexpr int kStreams = 1;
+  static constexpr int kStreamedRows = 1;
+  static constexpr std::int64_t kStreamUpToRows = 0;
 
   // With R odd the last vector holds one row: its low 8 lanes, the upper half
   // zero.

@@ -2,7 +2,8 @@
 // candidate in one process and interleaved (A, B, C, A, B, C, ...), each call on
 // a different copy of the weight so that none finds it in cache. Prints each
 // candidate's median as a fraction of the limit max(t_read, t_fma): t_read a
-// plain sum over the same weight copy (one core's read of its bytes) and t_fma
+// sum over the same weight copy (one core's read of its bytes, four streams
+// side by side: roofline.hpp) and t_fma
 // the product's 2mnk flops in register-only FMA chains, both timed in the same
 // interleaved rounds, so that a loaded machine slows limit and candidates alike.
 // Run through jobs/bench_cpu_gemm.sh, which pins it to one core.
@@ -109,6 +110,12 @@ int run(int reps, const std::string& model) {
   fmt::print("# bench_cpu_gemm: {} OpenMP thread(s), kept = the small-batch kernel the backend runs at each m on "
              "packed weights ({} at m = 1, {} at m = {})\n",
              omp_get_max_threads(), to_string(small_batch_gemm_isa(1)), to_string(isa), kBatches[std::size(kBatches) - 1]);
+  std::string streamed;
+  for (int m : kBatches)
+    if (small_batch_gemm_streams(small_batch_gemm_isa(m), m) > 1)
+      streamed += fmt::format("{}{}", streamed.empty() ? "" : ", ", m);
+  fmt::print("# kept reads {} row blocks side by side at m = {}, one prefetched stream elsewhere\n",
+             kAvx2StreamedBlocks, streamed.empty() ? "none" : streamed);
   fmt::print("# cblas_sgemm from {}\n", library_of("cblas_sgemm"));
   fmt::print("# FMA peak before the run: {:.1f} GFLOP/s (one thread, {} chains, best of 7)\n", fma_peak_GFLOPs(7),
              to_string(isa));
