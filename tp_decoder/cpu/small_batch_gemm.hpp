@@ -83,7 +83,8 @@ GemmIsa small_batch_gemm_isa(std::int64_t m);
 
 // How the AVX2 kernel reads the weight (small_batch_gemm_driver.hpp): up to
 // kAvx2StreamedUpToRows batch rows it reads kAvx2StreamedBlocks row blocks side
-// by side with no software prefetch, above that one block at a time with one.
+// by side with no software prefetch (all the batch rows in that one pass where
+// there are at most kAvx2StreamedRows), above that one block at a time with one.
 // On one idle core of an AMD EPYC (AVX2 only), interleaved on llama-3.2-1b's
 // shapes, against a four-stream read: streamed 1.00-1.13 at m = 1 and
 // 0.76-0.78 at m = 4, prefetched 0.73 and 0.67-0.72; at m = 8 prefetched was

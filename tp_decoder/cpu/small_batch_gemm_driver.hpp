@@ -136,8 +136,9 @@ TPB_GEMM_TARGET inline void tile_pass(int tile, const float* w, const float* x, 
 // from memory. Row 0's accumulators stay in registers; those of rows 1 to L - 1
 // stay in acc (L1), a load and a store per FMA. The pass waits on the memory
 // read, and those loads and stores fit in the wait, where a second pass over
-// the chunk from L1 would come after it: on the AMD core, 2 and 3 rows went
-// from about 0.8-0.9 to 0.95-1.05 of a four-stream read (docs/MEASUREMENT.md).
+// the chunk from L1 would come after it: on the AMD core, 2 rows went from
+// 0.83-0.93 to 0.90-1.06 of a four-stream read and 3 rows from 0.71-0.84 to
+// 0.77-0.90 (docs/MEASUREMENT.md).
 template <class Isa, int R, int G, int L>
 TPB_GEMM_TARGET inline void streamed_tile(const float* w, const float* x, std::int64_t k, std::int64_t c0,
                                           std::int64_t c1, typename Isa::Vec* __restrict acc) {

@@ -3,9 +3,10 @@
 // a different copy of the weight so that none finds it in cache. Prints each
 // candidate's median as a fraction of the limit max(t_read, t_fma): t_read a
 // sum over the same weight copy (one core's read of its bytes, four streams
-// side by side: roofline.hpp) and t_fma
-// the product's 2mnk flops in register-only FMA chains, both timed in the same
-// interleaved rounds, so that a loaded machine slows limit and candidates alike.
+// side by side: roofline.hpp) and t_fma the product's 2mnk flops in
+// register-only FMA chains, both timed in the same interleaved rounds, so that
+// a loaded machine slows limit and candidates alike. A one-stream read of the
+// same bytes is timed beside them, to show what the four streams gain.
 // Run through jobs/bench_cpu_gemm.sh, which pins it to one core.
 #include <dlfcn.h>
 #include <fmt/format.h>
@@ -73,6 +74,19 @@ double median(std::vector<double> v) {
 
 volatile float g_sink = 0;  // keeps the probes' results observable
 
+// The same bytes read as one stream, for comparison with the limit's
+// four-stream read: eight independent sums, which the compiler vectorises.
+float one_stream_sum(const float* v, std::int64_t count) {
+  float lanes[8] = {};
+  std::int64_t i = 0;
+  for (; i + 8 <= count; i += 8)
+    for (int l = 0; l < 8; ++l) lanes[l] += v[i + l];
+  float sum = 0;
+  for (float lane : lanes) sum += lane;
+  for (; i < count; ++i) sum += v[i];
+  return sum;
+}
+
 // The two probes timed with the candidates: a read of the weight copy's bytes
 // (as membw reads) and the product's flops with no memory traffic.
 std::vector<Candidate> probes() {
@@ -82,6 +96,9 @@ std::vector<Candidate> probes() {
   }));
   list.push_back(make_candidate("fma", [](const Workload& w, int m, std::size_t) {
     g_sink = g_sink + fma_chains(2.0 * static_cast<double>(m * w.n) * static_cast<double>(w.k));
+  }));
+  list.push_back(make_candidate("read_one_stream", [](const Workload& w, int, std::size_t copy) {
+    g_sink = g_sink + one_stream_sum(w.weights[copy], w.n * w.k);
   }));
   return list;
 }
@@ -99,8 +116,9 @@ int run(int reps, const std::string& model) {
     fmt::print(stderr, "bench_cpu_gemm: no shapes of model '{}'\n", model);
     return 2;
   }
-  std::vector<Candidate> candidates = probes();  // 0: read, 1: fma
-  for (Candidate& c : builtin_candidates()) candidates.push_back(std::move(c));  // 2: kept
+  std::vector<Candidate> candidates = probes();  // 0: read, 1: fma, 2: read_one_stream
+  constexpr std::size_t kKept = 3;
+  for (Candidate& c : builtin_candidates()) candidates.push_back(std::move(c));  // 3: kept
   const auto openblas = static_cast<std::size_t>(
       std::find_if(candidates.begin(), candidates.end(), [](const Candidate& c) { return c.name == "openblas"; }) -
       candidates.begin());
@@ -120,12 +138,14 @@ int run(int reps, const std::string& model) {
   fmt::print("# FMA peak before the run: {:.1f} GFLOP/s (one thread, {} chains, best of 7)\n", fma_peak_GFLOPs(7),
              to_string(isa));
   for (const std::string& note : notes) fmt::print("# {}\n", note);
-  fmt::print("# limit_ms = max(median t_read, median t_fma), read_GBps = 4nk / t_read; each candidate column: "
+  fmt::print("# limit_ms = max(median t_read, median t_fma), read_GBps = 4nk / t_read (four streams), one_GBps the "
+             "same bytes read as one stream; each candidate column: "
              "limit / its median time (1 = at the limit); kept/openblas: ratio of median times; {} interleaved "
              "calls per candidate\n",
              reps);
-  std::string header = fmt::format("{:<13} {:<8} {:>3} {:>9} {:>9}", "model", "shape", "m", "limit_ms", "read_GBps");
-  for (std::size_t i = 2; i < candidates.size(); ++i)
+  std::string header = fmt::format("{:<13} {:<8} {:>3} {:>9} {:>9} {:>8}", "model", "shape", "m", "limit_ms",
+                                   "read_GBps", "one_GBps");
+  for (std::size_t i = kKept; i < candidates.size(); ++i)
     header += fmt::format(" {:>{}}", candidates[i].name, std::max<std::size_t>(8, candidates[i].name.size()));
   fmt::print("{} {:>14}\n", header, "kept/openblas");
   std::fflush(stdout);
@@ -161,13 +181,14 @@ int run(int reps, const std::string& model) {
         }
       const double t_read = median(ms[0]);
       const double limit = std::max(t_read, median(ms[1]));
-      std::string line = fmt::format("{:<13} {:<8} {:>3} {:>9.3f} {:>9.2f}", shape.model, shape.name, m, limit,
-                                     static_cast<double>(bytes) / t_read / 1e6);
-      for (std::size_t i = 2; i < candidates.size(); ++i) {
+      std::string line = fmt::format("{:<13} {:<8} {:>3} {:>9.3f} {:>9.2f} {:>8.2f}", shape.model, shape.name, m,
+                                     limit, static_cast<double>(bytes) / t_read / 1e6,
+                                     static_cast<double>(bytes) / median(ms[2]) / 1e6);
+      for (std::size_t i = kKept; i < candidates.size(); ++i) {
         const std::size_t width = std::max<std::size_t>(8, candidates[i].name.size());
         line += ready[i] ? fmt::format(" {:>{}.3f}", limit / median(ms[i]), width) : fmt::format(" {:>{}}", "-", width);
       }
-      fmt::print("{} {:>14.3f}\n", line, median(ms[2]) / median(ms[openblas]));
+      fmt::print("{} {:>14.3f}\n", line, median(ms[kKept]) / median(ms[openblas]));
       std::fflush(stdout);
     }
   }
