@@ -1,6 +1,6 @@
-// The read probe of the matmul limit: it reads the array in several streams
-// side by side, so every float must still be summed once, whatever the count's
-// place against the streams' runs (tp_decoder/cpu/roofline.cpp).
+// The read probes of the matmul limit: the four-stream one reads the array in
+// runs side by side, so every float must still be summed once, whatever the
+// count's place against the runs; the one-stream one too (roofline.cpp).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -22,6 +22,7 @@ TEST(Roofline, ReadProbeSumsEveryFloatOnce) {
       expected += static_cast<double>(i % 7 + 1);
     }
     EXPECT_EQ(static_cast<double>(sum_floats(v.data(), count)), expected) << "count " << count;
+    EXPECT_EQ(static_cast<double>(sum_floats_one_stream(v.data(), count)), expected) << "count " << count;
   }
 }
 

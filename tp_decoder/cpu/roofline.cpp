@@ -142,6 +142,10 @@ float sum_floats(const float* v, std::int64_t count) {
   if (small_batch_gemm_isa() == GemmIsa::avx512) return avx512_sum(v, count);
   if (small_batch_gemm_isa() == GemmIsa::avx2_fma) return avx2_sum(v, count);
 #endif
+  return sum_floats_one_stream(v, count);
+}
+
+float sum_floats_one_stream(const float* v, std::int64_t count) {
   float lanes[32] = {};
   std::int64_t i = 0;
   for (; i + 32 <= count; i += 32)

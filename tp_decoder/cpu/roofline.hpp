@@ -20,6 +20,11 @@ double read_pass_GBps(const float* array, std::size_t count);
 // as four streams side by side (a core reads several streams faster than one).
 float sum_floats(const float* v, std::int64_t count);
 
+// The same sum as one stream in 32 independent lanes (which the compiler
+// vectorises): the portable path of sum_floats, and what the bench shows
+// beside it.
+float sum_floats_one_stream(const float* v, std::int64_t count);
+
 // About `flops` floating-point operations (2 per FMA lane) on the calling
 // thread, in independent FMA chains that never touch memory, of the width the
 // kernel of small_batch_gemm_isa() uses: 16-lane AVX-512 FMAs (avx512), 8-lane

@@ -74,21 +74,9 @@ double median(std::vector<double> v) {
 
 volatile float g_sink = 0;  // keeps the probes' results observable
 
-// The same bytes read as one stream, for comparison with the limit's
-// four-stream read: eight independent sums, which the compiler vectorises.
-float one_stream_sum(const float* v, std::int64_t count) {
-  float lanes[8] = {};
-  std::int64_t i = 0;
-  for (; i + 8 <= count; i += 8)
-    for (int l = 0; l < 8; ++l) lanes[l] += v[i + l];
-  float sum = 0;
-  for (float lane : lanes) sum += lane;
-  for (; i < count; ++i) sum += v[i];
-  return sum;
-}
-
-// The two probes timed with the candidates: a read of the weight copy's bytes
-// (as membw reads) and the product's flops with no memory traffic.
+// The probes timed with the candidates: a read of the weight copy's bytes (as
+// membw reads), the product's flops with no memory traffic, and the same bytes
+// read as one stream.
 std::vector<Candidate> probes() {
   std::vector<Candidate> list;
   list.push_back(make_candidate("read", [](const Workload& w, int, std::size_t copy) {
@@ -98,7 +86,7 @@ std::vector<Candidate> probes() {
     g_sink = g_sink + fma_chains(2.0 * static_cast<double>(m * w.n) * static_cast<double>(w.k));
   }));
   list.push_back(make_candidate("read_one_stream", [](const Workload& w, int, std::size_t copy) {
-    g_sink = g_sink + one_stream_sum(w.weights[copy], w.n * w.k);
+    g_sink = g_sink + sum_floats_one_stream(w.weights[copy], w.n * w.k);
   }));
   return list;
 }
