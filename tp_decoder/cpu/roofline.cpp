@@ -55,7 +55,8 @@ __attribute__((target("avx512f,fma"))) float avx512_fma_chains(long steps) {
 // The read probes, with the kernel's load width, read the array as
 // kReadStreams runs of kReadRunFloats side by side (then the next
 // kReadStreams runs), with no software prefetch: one core of an AMD EPYC read
-// 1.3x faster from four streams 32 KiB apart than from one, and OpenBLAS's
+// 1.3-1.9x faster from four streams 32 KiB apart than from one (bench_cpu_gemm's
+// read_GBps against one_GBps), and OpenBLAS's
 // sgemv, which reads four weight rows at once, beat a one-stream probe by up
 // to 1.2x (docs/MEASUREMENT.md). The limit is the fastest read found, so the
 // probe takes it. What is left past the last whole group is read as one stream.

@@ -89,8 +89,9 @@ GemmIsa small_batch_gemm_isa(std::int64_t m);
 // shapes, against a four-stream read: streamed 1.00-1.13 at m = 1 and
 // 0.76-0.78 at m = 4, prefetched 0.73 and 0.67-0.72; at m = 8 prefetched was
 // ahead, 0.54-0.60 against 0.46-0.54 (docs/MEASUREMENT.md). The AVX-512
-// kernel always prefetches: it was set on an Intel core, and no AVX-512 CPU
-// has measured the streamed read.
+// kernel always prefetches: it was set on an Intel core. An AVX-512 CPU still
+// runs the streamed read where small_batch_gemm_isa(m) hands it the AVX2
+// kernel (m <= kAvx2UpToRows), and no AVX-512 CPU has measured it there.
 inline constexpr int kAvx2StreamedBlocks = 3;
 inline constexpr int kAvx2StreamedRows = 3;  // batch rows the streamed pass takes
 inline constexpr std::int64_t kAvx2StreamedUpToRows = 4;
