@@ -48,11 +48,12 @@ namespace {
 //   it the read and the FMAs took turns, and on the Intel core of
 //   docs/MEASUREMENT.md a batch of 4-16 rows reached about half of
 //   max(read, FMA) time. Past the weight's end the prefetches are dropped.
-// - streamed: the first Isa::kStreamedRows batch rows are taken over
-//   Isa::kStreams blocks at once, so the core reads that many streams side by
-//   side, with no software prefetch; the other rows follow from L1. On the AMD core of
-//   docs/MEASUREMENT.md one core read 1.3x faster from four nearby streams
-//   than from one, and a software prefetch slowed every batch size.
+// - streamed: the batch (up to Isa::kStreamedRows rows, else its first row)
+//   is taken over Isa::kStreams blocks at once, so the core reads that many
+//   streams side by side, with no software prefetch; any other rows follow
+//   from L1. On the AMD core of docs/MEASUREMENT.md one core read 1.3-1.9x
+//   faster from four nearby streams than from one, and a software prefetch
+//   slowed every batch size.
 // Batch rows whose accumulators one block keeps at once: a larger batch is
 // taken in groups, and the weight block is then read once per group.
 constexpr int kGroup = 33;
@@ -191,7 +192,10 @@ TPB_GEMM_TARGET void row_blocks(std::int64_t j0, int G, bool streamed, std::int6
                                 std::int64_t k, const float* x, const float* w, const float* bias, float* y) {
   constexpr int V = kVectors<Isa, R>;
   alignas(64) typename Isa::Vec acc[Isa::kStreams * V * kGroup];
-  for (int i = 0; i < G * V * kGroup; ++i) acc[i] = Isa::zero();
+  // Only the accumulators this call uses: the array is sized for the largest
+  // group and batch (12.7 KiB on AVX2, written per call for 12 weight rows).
+  for (int gv = 0; gv < G * V; ++gv)
+    for (int i = 0; i < rows; ++i) acc[gv * kGroup + i] = Isa::zero();
   const float* wb = w + j0 * k;
   const float* xb = x + b0 * k;
   // Streamed, the streamed pass takes every row where there are at most
