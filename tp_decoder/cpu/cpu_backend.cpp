@@ -35,15 +35,12 @@ class CpuBackend final : public Backend {
  public:
   std::string name() const override { return "cpu"; }
   std::string device_description() const override {
-    const GemmIsa small = small_batch_gemm_isa(1);
-    const int streams = small_batch_gemm_streams(small, 1);
-    return fmt::format(
-        "cpu fp32, {} OpenMP threads, matmul: small-batch {} kernel on row-block-packed weights{}{}",
-        omp_get_max_threads(), to_string(gemm_isa_),
-        small == gemm_isa_ ? "" : fmt::format(" ({} up to {} batch rows)", to_string(small), kAvx2UpToRows),
-        streams == 1 ? ""
-                     : fmt::format(", {} row blocks read side by side up to {} batch rows", streams,
-                                   kAvx2StreamedUpToRows));
+    return fmt::format("cpu fp32, {} OpenMP threads, matmul: small-batch {} kernel on {}-row column panels{}",
+                       omp_get_max_threads(), to_string(gemm_isa_), kGemmPanelRows,
+                       gemm_isa_ == GemmIsa::avx2_fma
+                           ? fmt::format(", {} panels read side by side at batch 1, {} from batch 4",
+                                         small_batch_gemm_plan(1).panels, small_batch_gemm_plan(4).panels)
+                           : "");
   }
   MemoryKind memory_kind() const override { return MemoryKind::host; }
   ElementType storage_type(TensorRole role) const override {
@@ -166,7 +163,7 @@ class CpuBackend final : public Backend {
     const std::int64_t k = in.cols;
     if (bias) expect_shape(*bias, 1, weight.rows, "matmul", "bias");
     TPB_CHECK(packed(weight), "cpu matmul: the weight was not allocated as a TensorRole::weight tensor");
-    small_batch_gemm(small_batch_gemm_isa(m), m, n, k, f32(in), f32(weight), bias ? f32(*bias) : nullptr, f32(out));
+    small_batch_gemm(gemm_isa_, m, n, k, f32(in), f32(weight), bias ? f32(*bias) : nullptr, f32(out));
   }
 
   void rope(Tensor& qkv, const AttentionShape& shape, int position, const Tensor& inv_freq) override {
@@ -351,7 +348,7 @@ class CpuBackend final : public Backend {
   // machine) multiplies with the same kernel and order.
   const GemmIsa gemm_isa_ = small_batch_gemm_isa();
   // The data of every TensorRole::weight tensor: stored in the small-batch
-  // kernel's row-block order (small_batch_gemm.hpp), the same bytes as
+  // kernel's panel order (small_batch_gemm.hpp), the same bytes as
   // row-major; a (1, n) vector is identical in both orders.
   std::unordered_set<const void*> packed_;
   // Where weights go once reserve_weights() was called: one pool for every

@@ -33,24 +33,6 @@ __attribute__((target("avx2,fma"))) float avx2_fma_chains(long steps) {
   for (int c = 1; c < kChains; ++c) sum = _mm256_add_ps(sum, acc[c]);
   return _mm256_cvtss_f32(sum);
 }
-#endif
-
-#if TPB_HAVE_X86_VECTORS
-// The same chains 16 lanes wide: the peak of the instructions the AVX-512
-// kernel issues (on a core with full-width AVX-512 units, twice the AVX2 one).
-__attribute__((target("avx512f,fma"))) float avx512_fma_chains(long steps) {
-  __m512 acc[kChains];
-  for (int c = 0; c < kChains; ++c) acc[c] = _mm512_set1_ps(static_cast<float>(c) * 1e-3f);
-  const __m512 a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-7f);
-  for (long s = 0; s < steps; ++s)
-#pragma GCC unroll 12
-    for (int c = 0; c < kChains; ++c) acc[c] = _mm512_fmadd_ps(acc[c], a, b);
-  __m512 sum = acc[0];
-  for (int c = 1; c < kChains; ++c) sum = _mm512_add_ps(sum, acc[c]);
-  alignas(64) float lanes[16];
-  _mm512_store_ps(lanes, sum);
-  return lanes[0] + lanes[15];  // a value to keep, as the AVX2 chains return lane 0
-}
 
 // The read probes, with the kernel's load width, read the array as
 // kReadStreams runs of kReadRunFloats side by side (then the next
@@ -62,26 +44,6 @@ __attribute__((target("avx512f,fma"))) float avx512_fma_chains(long steps) {
 // probe takes it. What is left past the last whole group is read as one stream.
 constexpr int kReadStreams = 4;
 constexpr std::int64_t kReadRunFloats = 8192;
-
-__attribute__((target("avx512f"))) float avx512_sum(const float* v, std::int64_t count) {
-  __m512 acc[kReadStreams] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
-  constexpr std::int64_t kGroupFloats = kReadStreams * kReadRunFloats;
-  std::int64_t i = 0;
-  for (; i + kGroupFloats <= count; i += kGroupFloats)
-    for (std::int64_t c = 0; c < kReadRunFloats; c += 32)
-#pragma GCC unroll 4
-      for (int s = 0; s < kReadStreams; ++s) {
-        const float* run = v + i + s * kReadRunFloats + c;
-        acc[s] = _mm512_add_ps(acc[s], _mm512_add_ps(_mm512_loadu_ps(run), _mm512_loadu_ps(run + 16)));
-      }
-  for (; i + 16 <= count; i += 16) acc[0] = _mm512_add_ps(acc[0], _mm512_loadu_ps(v + i));
-  alignas(64) float lanes[16];
-  _mm512_store_ps(lanes, _mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])));
-  float sum = 0;
-  for (float lane : lanes) sum += lane;
-  for (; i < count; ++i) sum += v[i];
-  return sum;
-}
 
 __attribute__((target("avx2,fma"))) float avx2_sum(const float* v, std::int64_t count) {
   __m256 acc[kReadStreams] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
@@ -140,7 +102,6 @@ double read_pass_GBps(const float* array, std::size_t count) {
 
 float sum_floats(const float* v, std::int64_t count) {
 #if TPB_HAVE_X86_VECTORS
-  if (small_batch_gemm_isa() == GemmIsa::avx512) return avx512_sum(v, count);
   if (small_batch_gemm_isa() == GemmIsa::avx2_fma) return avx2_sum(v, count);
 #endif
   return sum_floats_one_stream(v, count);
@@ -158,10 +119,6 @@ float sum_floats_one_stream(const float* v, std::int64_t count) {
 }
 
 float fma_chains(double flops) {
-#if TPB_HAVE_X86_VECTORS
-  if (small_batch_gemm_isa() == GemmIsa::avx512)
-    return avx512_fma_chains(static_cast<long>(flops / (2.0 * 16.0 * kChains)) + 1);
-#endif
   const auto steps = static_cast<long>(flops / (2.0 * 8.0 * kChains)) + 1;
 #if TPB_HAVE_X86_VECTORS
   if (small_batch_gemm_isa() == GemmIsa::avx2_fma) return avx2_fma_chains(steps);

@@ -27,8 +27,8 @@ float sum_floats_one_stream(const float* v, std::int64_t count);
 
 // About `flops` floating-point operations (2 per FMA lane) on the calling
 // thread, in independent FMA chains that never touch memory, of the width the
-// kernel of small_batch_gemm_isa() uses: 16-lane AVX-512 FMAs (avx512), 8-lane
-// AVX2 FMAs (avx2_fma), plain multiply-adds otherwise.
+// kernel of small_batch_gemm_isa() uses: 8-lane AVX2 FMAs (avx2_fma), plain
+// multiply-adds otherwise.
 // Returns a value to keep, so the work is not optimised away.
 float fma_chains(double flops);
 

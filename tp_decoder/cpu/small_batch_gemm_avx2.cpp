@@ -1,49 +1,184 @@
-// The AVX2 + FMA small-batch kernel: the driver of small_batch_gemm_driver.hpp
-// over 8-lane registers, each holding one weight row's 8-column group.
+// The AVX2 + FMA small-batch kernel on the panel order of small_batch_gemm.hpp.
 // Compiled with per-function target attributes, not -mavx2 for the file, so
 // nothing here runs on a CPU without AVX2 unless small_batch_gemm_isa() chose it.
+//
+// A pass takes G panels side by side over a range of columns: per column, one
+// load per panel (eight rows' values), one broadcast per batch row, and G FMAs
+// per batch row, each accumulating eight outputs in a register. The first pass
+// over a range reads the weight from memory; where the batch has more rows
+// than it takes, the other rows follow in passes over the same range, which is
+// then in L1 (the read plan, small_batch_gemm_plan).
 #include <cstdint>
 
 #include "tp_decoder/cpu/small_batch_gemm.hpp"
 
 #if TPB_GEMM_X86_KERNELS
-#define TPB_GEMM_TARGET __attribute__((target("avx2,fma")))
-#include "tp_decoder/cpu/small_batch_gemm_driver.hpp"
+#include <immintrin.h>
+#include <omp.h>
+
+#include <algorithm>
+
+#define TPB_AVX2 __attribute__((target("avx2,fma")))
 
 namespace tpb::detail {
 namespace {
 
-struct Avx2 {
-  using Vec = __m256;
-  static constexpr int kRowsPerVec = 1;
-  // Chunks of 256 columns (R KiB of a block) and, where prefetched, the stream
-  // prefetched 16 KiB (four 4-row chunks) ahead.
-  static constexpr std::int64_t kChunk = 256;
-  static constexpr std::int64_t kPrefetchFloats = 4096;
-  // Streamed up to kAvx2StreamedUpToRows (small_batch_gemm.hpp), over three
-  // blocks: 3 × 4 accumulators + 1 batch vector + 1 weight vector.
-  static constexpr int kStreams = kAvx2StreamedBlocks;
-  static constexpr int kStreamedRows = kAvx2StreamedRows;
-  static constexpr std::int64_t kStreamUpToRows = kAvx2StreamedUpToRows;
-  // 4 × 3 accumulators + 3 batch vectors + 1 weight vector are the 16 ymm
-  // registers.
-  static constexpr int kMaxTile = 3;
+constexpr std::int64_t kPanel = kGemmPanelRows;
+static_assert(kPanel == 8, "one column of a full panel is one 8-lane register");
 
-  template <int R>
-  TPB_GEMM_TARGET static Vec load_weights(const float* w, int v) {
-    return _mm256_loadu_ps(w + 8 * v);
+// Batch rows whose accumulators a group of panels keeps at once: a larger
+// batch is taken in groups, and the weight is then read once per group.
+constexpr int kBatchGroup = 32;
+
+// Columns per range where later passes follow from L1: 3 panels of 64
+// columns are 6 KiB, and the next range, prefetched, as much again. On the AMD
+// core of docs/MEASUREMENT.md 64 columns were ahead of 128 at m = 8 and 16 on
+// every shape (by 0.03-0.12 of the limit), of 256 by more, and level with 32.
+constexpr std::int64_t kChunk = 64;
+
+// Rows one pass over G panels takes: G·rows accumulators + G weight registers
+// + a broadcast within the 16 registers, and at most 4 (what the plan uses).
+template <int G>
+constexpr int kMaxPassRows = std::min(4, (15 - G) / G);
+
+// Columns [c0, c1) of G panels against M batch rows (row i at x + i·k). Full
+// panels (of 8 rows) start every 8·k floats from w; otherwise there is one,
+// the weight's last, of `width` < 8 rows, read under `mask`. Panel g's
+// accumulator for batch row i is acc[g · kBatchGroup + i]. With PrefetchNext
+// the pass also prefetches the columns kChunk ahead, the next range, one cache
+// line per panel every other column.
+template <int G, int M, bool Full, bool PrefetchNext>
+TPB_AVX2 inline void panel_pass(const float* w, std::int64_t width, __m256i mask, const float* x, std::int64_t k,
+                                std::int64_t c0, std::int64_t c1, __m256* acc) {
+  __m256 a[G][M];
+#pragma GCC unroll 4
+  for (int g = 0; g < G; ++g)
+#pragma GCC unroll 4
+    for (int i = 0; i < M; ++i) a[g][i] = acc[g * kBatchGroup + i];
+  for (std::int64_t c = c0; c < c1; ++c) {
+    if constexpr (PrefetchNext) {
+      if (c % 2 == 0)
+#pragma GCC unroll 4
+        for (int g = 0; g < G; ++g) {
+          // An address, not a pointer: past the last range it lies beyond the
+          // panel, where a prefetch is dropped.
+          const std::uintptr_t ahead =
+              reinterpret_cast<std::uintptr_t>(w + g * kPanel * k) + static_cast<std::uintptr_t>((c + kChunk) * width * 4);
+          _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T0);
+        }
+    }
+    __m256 wv[G];
+#pragma GCC unroll 4
+    for (int g = 0; g < G; ++g)
+      wv[g] = Full ? _mm256_loadu_ps(w + g * kPanel * k + c * kPanel) : _mm256_maskload_ps(w + c * width, mask);
+#pragma GCC unroll 4
+    for (int i = 0; i < M; ++i) {
+      const __m256 xb = _mm256_broadcast_ss(x + i * k + c);
+#pragma GCC unroll 4
+      for (int g = 0; g < G; ++g) a[g][i] = _mm256_fmadd_ps(wv[g], xb, a[g][i]);
+    }
   }
-  TPB_GEMM_TARGET static Vec load_x(const float* x) { return _mm256_loadu_ps(x); }
-  TPB_GEMM_TARGET static Vec fma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
-  TPB_GEMM_TARGET static Vec zero() { return _mm256_setzero_ps(); }
-  TPB_GEMM_TARGET static float row_sum(Vec v, int /*slot: always 0*/) { return lane_tree(v); }
-};
+#pragma GCC unroll 4
+  for (int g = 0; g < G; ++g)
+#pragma GCC unroll 4
+    for (int i = 0; i < M; ++i) acc[g * kBatchGroup + i] = a[g][i];
+}
+
+// panel_pass for `rows` rows, 1 ≤ rows ≤ kMaxPassRows<G>, as a template
+// argument so that the accumulators stay in registers.
+template <int G, bool Full, bool PrefetchNext, int M = 1>
+TPB_AVX2 inline void pass_rows(int rows, const float* w, std::int64_t width, __m256i mask, const float* x,
+                               std::int64_t k, std::int64_t c0, std::int64_t c1, __m256* acc) {
+  if constexpr (M < kMaxPassRows<G>) {
+    if (rows > M) return pass_rows<G, Full, PrefetchNext, M + 1>(rows, w, width, mask, x, k, c0, c1, acc);
+  }
+  panel_pass<G, M, Full, PrefetchNext>(w, width, mask, x, k, c0, c1, acc);
+}
+
+// Rows [j0, j0 + G·width) of y for `rows` batch rows (x and y at the group's
+// first row), the panels at w: the plan's first pass from memory, the other
+// rows in tiles as even as they can be (with 4: 12 = 4 + 4 + 4, 6 = 3 + 3).
+// The first tile prefetches the next range: the tiles read only L1, so the
+// hardware prefetcher sees no misses to follow and the memory would idle
+// until the next range's first pass. On the AMD core of docs/MEASUREMENT.md
+// this took m = 8 from 0.59-0.65 to 0.68-0.85 of the limit and m = 16 from
+// 0.52-0.65 to 0.56-0.71 (with 128-column ranges); prefetching from the first
+// pass instead, or two ranges ahead, was slower.
+template <int G, bool Full>
+TPB_AVX2 void panel_group(const float* w, std::int64_t width, std::int64_t j0, std::int64_t n, std::int64_t k,
+                          const float* x, int rows, const PanelPlan& plan, const float* bias, float* y) {
+  alignas(32) __m256 acc[G * kBatchGroup];
+  for (int g = 0; g < G; ++g)
+    for (int i = 0; i < rows; ++i) acc[g * kBatchGroup + i] = _mm256_setzero_ps();
+  const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(width)),
+                                          _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  const int first = std::min({rows, plan.read_rows, kMaxPassRows<G>});
+  const int rest = rows - first;
+  const int tile = std::min(plan.tile_rows, kMaxPassRows<G>);
+  const int tiles = (rest + tile - 1) / tile;
+  const std::int64_t chunk = rest > 0 ? kChunk : k;
+  for (std::int64_t c0 = 0; c0 < k; c0 += chunk) {
+    const std::int64_t c1 = std::min(c0 + chunk, k);
+    pass_rows<G, Full, false>(first, w, width, mask, x, k, c0, c1, acc);
+    int row = first;
+    for (int t = 0; t < tiles; ++t) {
+      const int size = rest / tiles + (t < rest % tiles ? 1 : 0);
+      if (t == 0 && c1 < k)
+        pass_rows<G, Full, true>(size, w, width, mask, x + row * k, k, c0, c1, acc + row);
+      else
+        pass_rows<G, Full, false>(size, w, width, mask, x + row * k, k, c0, c1, acc + row);
+      row += size;
+    }
+  }
+  for (int g = 0; g < G; ++g) {
+    const std::int64_t j = j0 + g * kPanel;
+    const __m256 b = !bias ? _mm256_setzero_ps() : Full ? _mm256_loadu_ps(bias + j) : _mm256_maskload_ps(bias + j, mask);
+    for (int i = 0; i < rows; ++i) {
+      // sum + bias, or the sum alone: adding +0 would turn a -0 sum into +0.
+      const __m256 out = bias ? _mm256_add_ps(acc[g * kBatchGroup + i], b) : acc[g * kBatchGroup + i];
+      if (Full)
+        _mm256_storeu_ps(y + i * n + j, out);
+      else
+        _mm256_maskstore_ps(y + i * n + j, mask, out);
+    }
+  }
+}
+
+// One group of `panels` full panels, 1 ≤ panels ≤ 4.
+TPB_AVX2 void full_panels(int panels, const float* w, std::int64_t j0, std::int64_t n, std::int64_t k,
+                          const float* x, int rows, const PanelPlan& plan, const float* bias, float* y) {
+  switch (panels) {
+    case 4: return panel_group<4, true>(w, kPanel, j0, n, k, x, rows, plan, bias, y);
+    case 3: return panel_group<3, true>(w, kPanel, j0, n, k, x, rows, plan, bias, y);
+    case 2: return panel_group<2, true>(w, kPanel, j0, n, k, x, rows, plan, bias, y);
+    default: return panel_group<1, true>(w, kPanel, j0, n, k, x, rows, plan, bias, y);
+  }
+}
 
 }  // namespace
 
+// The full panels in groups of plan.panels (the last group may hold fewer),
+// split among the OpenMP threads, then the last panel when n is not a multiple
+// of 8; batch groups of kBatchGroup rows one after the other.
 void small_batch_gemm_avx2(std::int64_t m, std::int64_t n, std::int64_t k, const float* x, const float* w,
                            const float* bias, float* y) {
-  run_small_batch_gemm<Avx2>(m, n, k, x, w, bias, y);
+  const std::int64_t full = n / kPanel;
+  for (std::int64_t b0 = 0; b0 < m; b0 += kBatchGroup) {
+    const auto rows = static_cast<int>(std::min<std::int64_t>(kBatchGroup, m - b0));
+    const PanelPlan plan = small_batch_gemm_plan(rows);
+    const float* xb = x + b0 * k;
+    float* yb = y + b0 * n;
+    const std::int64_t groups = (full + plan.panels - 1) / plan.panels;
+#pragma omp parallel for schedule(static) if (omp_get_max_threads() > 1)
+    for (std::int64_t group = 0; group < groups; ++group) {
+      const std::int64_t first_panel = group * plan.panels;
+      const auto panels = static_cast<int>(std::min<std::int64_t>(plan.panels, full - first_panel));
+      const std::int64_t j0 = first_panel * kPanel;
+      full_panels(panels, w + j0 * k, j0, n, k, xb, rows, plan, bias, yb);
+    }
+    const std::int64_t j0 = full * kPanel;
+    if (j0 < n) panel_group<1, false>(w + j0 * k, n - j0, j0, n, k, xb, rows, plan, bias, yb);
+  }
 }
 
 }  // namespace tpb::detail

@@ -113,15 +113,19 @@ int run(int reps, const std::string& model) {
   std::vector<std::string> notes;
   for (Candidate& c : optional_candidates(notes)) candidates.push_back(std::move(c));
   const GemmIsa isa = small_batch_gemm_isa();
-  fmt::print("# bench_cpu_gemm: {} OpenMP thread(s), kept = the small-batch kernel the backend runs at each m on "
-             "packed weights ({} at m = 1, {} at m = {})\n",
-             omp_get_max_threads(), to_string(small_batch_gemm_isa(1)), to_string(isa), kBatches[std::size(kBatches) - 1]);
-  std::string streamed;
-  for (int m : kBatches)
-    if (small_batch_gemm_streams(small_batch_gemm_isa(m), m) > 1)
-      streamed += fmt::format("{}{}", streamed.empty() ? "" : ", ", m);
-  fmt::print("# kept reads {} row blocks side by side at m = {}, one prefetched stream elsewhere\n",
-             kAvx2StreamedBlocks, streamed.empty() ? "none" : streamed);
+  fmt::print("# bench_cpu_gemm: {} OpenMP thread(s), kept = the small-batch {} kernel the backend runs, on "
+             "packed weights\n",
+             omp_get_max_threads(), to_string(isa));
+  if (isa == GemmIsa::avx2_fma) {
+    std::string plans;
+    for (int m : kBatches) {
+      const PanelPlan plan = small_batch_gemm_plan(m);
+      plans += fmt::format("{}m = {}: {} panels, {} rows from memory", plans.empty() ? "" : "; ", m, plan.panels,
+                           std::min(m, plan.read_rows));
+      if (m > plan.read_rows) plans += fmt::format(", the rest from L1 in tiles of <= {}", plan.tile_rows);
+    }
+    fmt::print("# kept's read plan: {}\n", plans);
+  }
   fmt::print("# cblas_sgemm from {}\n", library_of("cblas_sgemm"));
   fmt::print("# FMA peak before the run: {:.1f} GFLOP/s (one thread, {} chains, best of 7)\n", fma_peak_GFLOPs(7),
              to_string(isa));

@@ -12,21 +12,8 @@ std::vector<Candidate> builtin_candidates() {
   // other candidates read row-major serve it as they are: it computes the
   // product with another weight, the one whose packed order these bytes are.
   list.push_back(make_candidate("kept", [](const Workload& w, int m, std::size_t copy) {
-                    small_batch_gemm(small_batch_gemm_isa(m), m, w.n, w.k, w.x, w.weights[copy], nullptr, w.y);
+                    small_batch_gemm(small_batch_gemm_isa(), m, w.n, w.k, w.x, w.weights[copy], nullptr, w.y);
                   }));
-  list.push_back(make_candidate("portable", [](const Workload& w, int m, std::size_t copy) {
-                    small_batch_gemm(GemmIsa::portable, m, w.n, w.k, w.x, w.weights[copy], nullptr, w.y);
-                  }));
-  // Where kept is AVX-512 at some m, both AVX kernels at every m: the
-  // measurement behind the crossover (small_batch_gemm_isa(m)).
-  if (small_batch_gemm_isa() == GemmIsa::avx512) {
-    list.push_back(make_candidate("avx512", [](const Workload& w, int m, std::size_t copy) {
-                      small_batch_gemm(GemmIsa::avx512, m, w.n, w.k, w.x, w.weights[copy], nullptr, w.y);
-                    }));
-    list.push_back(make_candidate("avx2", [](const Workload& w, int m, std::size_t copy) {
-                      small_batch_gemm(GemmIsa::avx2_fma, m, w.n, w.k, w.x, w.weights[copy], nullptr, w.y);
-                    }));
-  }
   // The backend's calls before the kernel: sgemv for one row, sgemm otherwise.
   list.push_back(make_candidate("openblas", [](const Workload& w, int m, std::size_t copy) {
                     const auto n = static_cast<blasint>(w.n), k = static_cast<blasint>(w.k);
