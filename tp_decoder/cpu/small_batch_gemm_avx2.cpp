@@ -101,9 +101,12 @@ TPB_AVX2 inline void pass_rows(int rows, const float* w, std::int64_t width, __m
 // The first tile prefetches the next range: the tiles read only L1, so the
 // hardware prefetcher sees no misses to follow and the memory would idle
 // until the next range's first pass. On the AMD core of docs/MEASUREMENT.md
-// this took m = 8 from 0.59-0.65 to 0.68-0.85 of the limit and m = 16 from
+// this took m = 8 from 0.59-0.68 to 0.68-0.85 of the limit and m = 16 from
 // 0.52-0.65 to 0.56-0.71 (with 128-column ranges); prefetching from the first
-// pass instead, or two ranges ahead, was slower.
+// pass instead, or two ranges ahead, was slower, and splitting the lines
+// between the first pass and the tile, or among the tiles, was not
+// consistently faster (at m = 8 ahead in 11 of 12 shape-runs in one set of
+// runs, in 5 of 12 in the next).
 template <int G, bool Full>
 TPB_AVX2 void panel_group(const float* w, std::int64_t width, std::int64_t j0, std::int64_t n, std::int64_t k,
                           const float* x, int rows, const PanelPlan& plan, const float* bias, float* y) {
