@@ -45,11 +45,11 @@ constexpr int kMaxPassRows = std::min(4, (15 - G) / G);
 // panels (of 8 rows) start every 8·k floats from w; otherwise there is one,
 // the weight's last, of `width` < 8 rows, read under `mask`. Panel g's
 // accumulator for batch row i is acc[g · kBatchGroup + i]. With PrefetchNext
-// the pass also prefetches the columns kChunk ahead, the next range, one cache
-// line per panel every other column.
+// the pass also prefetches, for each panel, the float `ahead` floats past
+// column c's, one cache line per panel every other column: the next range.
 template <int G, int M, bool Full, bool PrefetchNext>
 TPB_AVX2 inline void panel_pass(const float* w, std::int64_t width, __m256i mask, const float* x, std::int64_t k,
-                                std::int64_t c0, std::int64_t c1, __m256* acc) {
+                                std::int64_t c0, std::int64_t c1, std::int64_t ahead, __m256* acc) {
   __m256 a[G][M];
 #pragma GCC unroll 4
   for (int g = 0; g < G; ++g)
@@ -60,11 +60,11 @@ TPB_AVX2 inline void panel_pass(const float* w, std::int64_t width, __m256i mask
       if (c % 2 == 0)
 #pragma GCC unroll 4
         for (int g = 0; g < G; ++g) {
-          // An address, not a pointer: past the last range it lies beyond the
-          // panel, where a prefetch is dropped.
-          const std::uintptr_t ahead =
-              reinterpret_cast<std::uintptr_t>(w + g * kPanel * k) + static_cast<std::uintptr_t>((c + kChunk) * width * 4);
-          _mm_prefetch(reinterpret_cast<const char*>(ahead), _MM_HINT_T0);
+          // An address, not a pointer: past the weight's last panel it lies
+          // beyond the weight, where a prefetch is dropped.
+          const std::uintptr_t line = reinterpret_cast<std::uintptr_t>(w + g * kPanel * k) +
+                                      static_cast<std::uintptr_t>((c * width + ahead) * 4);
+          _mm_prefetch(reinterpret_cast<const char*>(line), _MM_HINT_T0);
         }
     }
     __m256 wv[G];
@@ -88,11 +88,11 @@ TPB_AVX2 inline void panel_pass(const float* w, std::int64_t width, __m256i mask
 // argument so that the accumulators stay in registers.
 template <int G, bool Full, bool PrefetchNext, int M = 1>
 TPB_AVX2 inline void pass_rows(int rows, const float* w, std::int64_t width, __m256i mask, const float* x,
-                               std::int64_t k, std::int64_t c0, std::int64_t c1, __m256* acc) {
+                               std::int64_t k, std::int64_t c0, std::int64_t c1, std::int64_t ahead, __m256* acc) {
   if constexpr (M < kMaxPassRows<G>) {
-    if (rows > M) return pass_rows<G, Full, PrefetchNext, M + 1>(rows, w, width, mask, x, k, c0, c1, acc);
+    if (rows > M) return pass_rows<G, Full, PrefetchNext, M + 1>(rows, w, width, mask, x, k, c0, c1, ahead, acc);
   }
-  panel_pass<G, M, Full, PrefetchNext>(w, width, mask, x, k, c0, c1, acc);
+  panel_pass<G, M, Full, PrefetchNext>(w, width, mask, x, k, c0, c1, ahead, acc);
 }
 
 // Rows [j0, j0 + G·width) of y for `rows` batch rows (x and y at the group's
@@ -102,11 +102,14 @@ TPB_AVX2 inline void pass_rows(int rows, const float* w, std::int64_t width, __m
 // hardware prefetcher sees no misses to follow and the memory would idle
 // until the next range's first pass. On the AMD core of docs/MEASUREMENT.md
 // this took m = 8 from 0.59-0.68 to 0.68-0.85 of the limit and m = 16 from
-// 0.52-0.65 to 0.56-0.71 (with 128-column ranges); prefetching from the first
-// pass instead, or two ranges ahead, was slower, and splitting the lines
-// between the first pass and the tile, or among the tiles, was not
-// consistently faster (at m = 8 ahead in 11 of 12 shape-runs in one set of
-// runs, in 5 of 12 in the next).
+// 0.52-0.65 to 0.56-0.71 (with 128-column ranges). From the last range it
+// prefetches the next group's first range, which otherwise starts cold: ahead
+// in 20 of 24 shape-runs at m = 8 and 16 (by up to 0.18 of the limit, 0.04 on
+// average) and level or ahead at m = 4. Prefetching from the first pass
+// instead, or two ranges ahead, was slower, and splitting the lines between
+// the first pass and the tile, or among the tiles, was not consistently
+// faster (at m = 8 ahead in 11 of 12 shape-runs in one set of runs, in 5 of 12
+// in the next).
 template <int G, bool Full>
 TPB_AVX2 void panel_group(const float* w, std::int64_t width, std::int64_t j0, std::int64_t n, std::int64_t k,
                           const float* x, int rows, const PanelPlan& plan, const float* bias, float* y) {
@@ -122,14 +125,17 @@ TPB_AVX2 void panel_group(const float* w, std::int64_t width, std::int64_t j0, s
   const std::int64_t chunk = rest > 0 ? kChunk : k;
   for (std::int64_t c0 = 0; c0 < k; c0 += chunk) {
     const std::int64_t c1 = std::min(c0 + chunk, k);
-    pass_rows<G, Full, false>(first, w, width, mask, x, k, c0, c1, acc);
+    pass_rows<G, Full, false>(first, w, width, mask, x, k, c0, c1, 0, acc);
     int row = first;
     for (int t = 0; t < tiles; ++t) {
       const int size = rest / tiles + (t < rest % tiles ? 1 : 0);
-      if (t == 0 && c1 < k)
-        pass_rows<G, Full, true>(size, w, width, mask, x + row * k, k, c0, c1, acc + row);
+      // The next range's first column is kChunk columns on, or, from the last
+      // range, the next group's first (G panels on, column 0).
+      const std::int64_t ahead = c1 < k ? kChunk * width : G * kPanel * k - c0 * width;
+      if (t == 0)
+        pass_rows<G, Full, true>(size, w, width, mask, x + row * k, k, c0, c1, ahead, acc + row);
       else
-        pass_rows<G, Full, false>(size, w, width, mask, x + row * k, k, c0, c1, acc + row);
+        pass_rows<G, Full, false>(size, w, width, mask, x + row * k, k, c0, c1, 0, acc + row);
       row += size;
     }
   }
