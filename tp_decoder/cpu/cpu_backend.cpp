@@ -35,12 +35,15 @@ class CpuBackend final : public Backend {
  public:
   std::string name() const override { return "cpu"; }
   std::string device_description() const override {
+    std::string plan;
+    if (gemm_isa_ == GemmIsa::avx2_fma) {
+      // The panels read side by side at each batch size (small_batch_gemm_plan),
+      // as the plan has them: batch 9 and above read as 9 does.
+      plan = ", panels read side by side at batch 1-9:";
+      for (std::int64_t b = 1; b <= 9; ++b) plan += fmt::format(" {}", small_batch_gemm_plan(b).panels);
+    }
     return fmt::format("cpu fp32, {} OpenMP threads, matmul: small-batch {} kernel on {}-row column panels{}",
-                       omp_get_max_threads(), to_string(gemm_isa_), kGemmPanelRows,
-                       gemm_isa_ == GemmIsa::avx2_fma
-                           ? fmt::format(", {} panels read side by side at batch 1, {} from batch 4",
-                                         small_batch_gemm_plan(1).panels, small_batch_gemm_plan(4).panels)
-                           : "");
+                       omp_get_max_threads(), to_string(gemm_isa_), kGemmPanelRows, plan);
   }
   MemoryKind memory_kind() const override { return MemoryKind::host; }
   ElementType storage_type(TensorRole role) const override {
