@@ -3,7 +3,11 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "tp_decoder/cpu/small_batch_gemm.hpp"
 
@@ -65,7 +69,71 @@ __attribute__((target("avx2,fma"))) float avx2_sum(const float* v, std::int64_t 
   for (; i < count; ++i) sum += v[i];
   return sum;
 }
+
+// read_with_fmas with X multiply-adds per vector, the vectors read as avx2_sum
+// reads them. Chain (s·X + f) mod kChains takes stream s's f-th: with X = 16,
+// 64 FMAs a step over 12 chains, none waits on the FMA latency. Every loop
+// over the chains is unrolled, or GCC keeps them in memory.
+template <int X>
+__attribute__((target("avx2,fma"))) float avx2_read_fmas(const float* v, std::int64_t count, const float* xs) {
+  __m256 acc[kChains];
+#pragma GCC unroll 12
+  for (int c = 0; c < kChains; ++c) acc[c] = _mm256_setzero_ps();
+  constexpr std::int64_t kGroupFloats = kReadStreams * kReadRunFloats;
+  std::int64_t i = 0;
+  for (; i + kGroupFloats <= count; i += kGroupFloats)
+    for (std::int64_t c = 0; c < kReadRunFloats; c += 8)
+#pragma GCC unroll 4
+      for (int s = 0; s < kReadStreams; ++s) {
+        const __m256 w = _mm256_loadu_ps(v + i + s * kReadRunFloats + c);
+#pragma GCC unroll 16
+        for (int f = 0; f < X; ++f) {
+          __m256& chain = acc[(s * X + f) % kChains];
+          chain = _mm256_fmadd_ps(w, _mm256_broadcast_ss(xs + f), chain);
+        }
+      }
+  for (; i + 8 <= count; i += 8) {
+    const __m256 w = _mm256_loadu_ps(v + i);
+#pragma GCC unroll 16
+    for (int f = 0; f < X; ++f) acc[f % kChains] = _mm256_fmadd_ps(w, _mm256_broadcast_ss(xs + f), acc[f % kChains]);
+  }
+  __m256 total = acc[0];
+#pragma GCC unroll 12
+  for (int c = 1; c < kChains; ++c) total = _mm256_add_ps(total, acc[c]);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, total);
+  float sum = 0;
+  for (float lane : lanes) sum += lane;
+  for (; i < count; ++i)
+    for (int f = 0; f < X; ++f) sum += v[i] * xs[f];
+  return sum;
+}
+
+using ReadFmas = float (*)(const float*, std::int64_t, const float*);
+
+// avx2_read_fmas<1> .. avx2_read_fmas<kMaxReadFmas>, by X - 1.
+template <int... I>
+constexpr std::array<ReadFmas, sizeof...(I)> read_fmas_table(std::integer_sequence<int, I...>) {
+  return {&avx2_read_fmas<I + 1>...};
+}
+constexpr auto kAvx2ReadFmas = read_fmas_table(std::make_integer_sequence<int, kMaxReadFmas>{});
 #endif
+
+// One chain per multiply-add of a vector, 8 lanes each, which the compiler
+// vectorises.
+float portable_read_fmas(const float* v, std::int64_t count, const float* xs, int fmas) {
+  float acc[kMaxReadFmas][8] = {};
+  std::int64_t i = 0;
+  for (; i + 8 <= count; i += 8)
+    for (int f = 0; f < fmas; ++f)
+      for (int l = 0; l < 8; ++l) acc[f][l] += v[i + l] * xs[f];
+  float sum = 0;
+  for (int f = 0; f < fmas; ++f)
+    for (int l = 0; l < 8; ++l) sum += acc[f][l];
+  for (; i < count; ++i)
+    for (int f = 0; f < fmas; ++f) sum += v[i] * xs[f];
+  return sum;
+}
 
 float portable_chains(long steps) {
   float acc[kChains][8];
@@ -116,6 +184,16 @@ float sum_floats_one_stream(const float* v, std::int64_t count) {
   for (float lane : lanes) sum += lane;
   for (; i < count; ++i) sum += v[i];
   return sum;
+}
+
+float read_with_fmas(const float* v, std::int64_t count, const float* xs, int fmas) {
+  if (fmas < 1 || fmas > kMaxReadFmas)
+    throw std::invalid_argument("read_with_fmas: " + std::to_string(fmas) + " multiply-adds per vector, not 1 to " +
+                                std::to_string(kMaxReadFmas));
+#if TPB_HAVE_X86_VECTORS
+  if (small_batch_gemm_isa() == GemmIsa::avx2_fma) return kAvx2ReadFmas[static_cast<std::size_t>(fmas - 1)](v, count, xs);
+#endif
+  return portable_read_fmas(v, count, xs, fmas);
 }
 
 float fma_chains(double flops) {

@@ -25,6 +25,16 @@ float sum_floats(const float* v, std::int64_t count);
 // beside it.
 float sum_floats_one_stream(const float* v, std::int64_t count);
 
+// The read of sum_floats with a product's flops done as it goes: for every
+// 8 floats loaded, `fmas` multiply-adds of them by a broadcast xs[i]
+// (i < fmas), into register chains. That is an m-row product's bytes and
+// flops (fmas = m) with no layout to follow: how close this core comes to the
+// limit when it must read and compute at once, which bench_cpu_gemm prints
+// beside the kernels. 1 ≤ fmas ≤ kMaxReadFmas. Returns the sum over all chains,
+// Σ v · Σ xs up to rounding.
+constexpr int kMaxReadFmas = 16;
+float read_with_fmas(const float* v, std::int64_t count, const float* xs, int fmas);
+
 // About `flops` floating-point operations (2 per FMA lane) on the calling
 // thread, in independent FMA chains that never touch memory, of the width the
 // kernel of small_batch_gemm_isa() uses: 8-lane AVX2 FMAs (avx2_fma), plain

@@ -6,7 +6,10 @@
 // side by side: roofline.hpp) and t_fma the product's 2mnk flops in
 // register-only FMA chains, both timed in the same interleaved rounds, so that
 // a loaded machine slows limit and candidates alike. A one-stream read of the
-// same bytes is timed beside them, to show what the four streams gain.
+// same bytes is timed beside them, to show what the four streams gain, and the
+// four-stream read doing the product's flops as it goes (read_with_fmas), to
+// show how near the limit this core comes when it must read and compute at
+// once with no layout to follow.
 // Run through jobs/bench_cpu_gemm.sh, which pins it to one core.
 #include <dlfcn.h>
 #include <fmt/format.h>
@@ -44,6 +47,7 @@ constexpr Shape kShapes[] = {
 };
 constexpr int kBatches[] = {1, 2, 4, 8, 16};
 constexpr int kMaxBatch = 16;
+static_assert(kMaxBatch <= kMaxReadFmas, "read_with_fmas takes one multiply-add per batch row");
 // Copies of a weight, together at least this large: several times the 32 MiB
 // L3, so a weight is never still cached from the call before.
 constexpr std::size_t kRotationBytes = std::size_t{192} << 20;
@@ -74,9 +78,11 @@ double median(std::vector<double> v) {
 
 volatile float g_sink = 0;  // keeps the probes' results observable
 
-// The probes timed with the candidates: a read of the weight copy's bytes (as
-// membw reads), the product's flops with no memory traffic, and the same bytes
-// read as one stream.
+// The probes timed with the candidates, in this order: a read of the weight
+// copy's bytes (as membw reads), the product's flops with no memory traffic,
+// the same bytes read as one stream, and the read with the product's flops.
+enum Probe : std::size_t { kRead, kFma, kReadOneStream, kReadWithFmas, kProbes };
+
 std::vector<Candidate> probes() {
   std::vector<Candidate> list;
   list.push_back(make_candidate("read", [](const Workload& w, int, std::size_t copy) {
@@ -87,6 +93,9 @@ std::vector<Candidate> probes() {
   }));
   list.push_back(make_candidate("read_one_stream", [](const Workload& w, int, std::size_t copy) {
     g_sink = g_sink + sum_floats_one_stream(w.weights[copy], w.n * w.k);
+  }));
+  list.push_back(make_candidate("read_with_fmas", [](const Workload& w, int m, std::size_t copy) {
+    g_sink = g_sink + read_with_fmas(w.weights[copy], w.n * w.k, w.x, m);
   }));
   return list;
 }
@@ -104,9 +113,9 @@ int run(int reps, const std::string& model) {
     fmt::print(stderr, "bench_cpu_gemm: no shapes of model '{}'\n", model);
     return 2;
   }
-  std::vector<Candidate> candidates = probes();  // 0: read, 1: fma, 2: read_one_stream
-  constexpr std::size_t kKept = 3;
-  for (Candidate& c : builtin_candidates()) candidates.push_back(std::move(c));  // 3: kept
+  std::vector<Candidate> candidates = probes();
+  constexpr std::size_t kKept = kProbes;
+  for (Candidate& c : builtin_candidates()) candidates.push_back(std::move(c));  // kept first
   const auto openblas = static_cast<std::size_t>(
       std::find_if(candidates.begin(), candidates.end(), [](const Candidate& c) { return c.name == "openblas"; }) -
       candidates.begin());
@@ -131,12 +140,14 @@ int run(int reps, const std::string& model) {
              to_string(isa));
   for (const std::string& note : notes) fmt::print("# {}\n", note);
   fmt::print("# limit_ms = max(median t_read, median t_fma), read_GBps = 4nk / t_read (four streams), one_GBps the "
-             "same bytes read as one stream; each candidate column: "
+             "same bytes read as one stream; overlap: limit / the median time of the four-stream read doing the product's "
+             "flops as it goes (m broadcast FMAs per loaded vector, no layout): how near the limit this core gets "
+             "reading and computing at once; each candidate column: "
              "limit / its median time (1 = at the limit); kept/openblas: ratio of median times; {} interleaved "
              "calls per candidate\n",
              reps);
-  std::string header = fmt::format("{:<13} {:<8} {:>3} {:>9} {:>9} {:>8}", "model", "shape", "m", "limit_ms",
-                                   "read_GBps", "one_GBps");
+  std::string header = fmt::format("{:<13} {:<8} {:>3} {:>9} {:>9} {:>8} {:>8}", "model", "shape", "m", "limit_ms",
+                                   "read_GBps", "one_GBps", "overlap");
   for (std::size_t i = kKept; i < candidates.size(); ++i)
     header += fmt::format(" {:>{}}", candidates[i].name, std::max<std::size_t>(8, candidates[i].name.size()));
   fmt::print("{} {:>14}\n", header, "kept/openblas");
@@ -171,11 +182,12 @@ int run(int reps, const std::string& model) {
           copy = (copy + 1) % copies;
           if (rep >= 0) ms[i].push_back(elapsed);
         }
-      const double t_read = median(ms[0]);
-      const double limit = std::max(t_read, median(ms[1]));
-      std::string line = fmt::format("{:<13} {:<8} {:>3} {:>9.3f} {:>9.2f} {:>8.2f}", shape.model, shape.name, m,
-                                     limit, static_cast<double>(bytes) / t_read / 1e6,
-                                     static_cast<double>(bytes) / median(ms[2]) / 1e6);
+      const double t_read = median(ms[kRead]);
+      const double limit = std::max(t_read, median(ms[kFma]));
+      std::string line = fmt::format("{:<13} {:<8} {:>3} {:>9.3f} {:>9.2f} {:>8.2f} {:>8.3f}", shape.model, shape.name,
+                                     m, limit, static_cast<double>(bytes) / t_read / 1e6,
+                                     static_cast<double>(bytes) / median(ms[kReadOneStream]) / 1e6,
+                                     limit / median(ms[kReadWithFmas]));
       for (std::size_t i = kKept; i < candidates.size(); ++i) {
         const std::size_t width = std::max<std::size_t>(8, candidates[i].name.size());
         line += ready[i] ? fmt::format(" {:>{}.3f}", limit / median(ms[i]), width) : fmt::format(" {:>{}}", "-", width);
