@@ -3,7 +3,8 @@
 # (whichever the build found) on the step's projection shapes of llama-3.2-1b
 # and llama-3.1-8b, m = 1, 2, 4, 8, 16: one process, one thread, one core,
 # candidates interleaved, each as a fraction of max(bytes / bandwidth,
-# flops / peak) measured in the same process (docs/MEASUREMENT.md).
+# flops / peak) measured in the same process, beside a loop that reads and
+# computes at once with no layout (`overlap`, docs/MEASUREMENT.md).
 # Usage: jobs/bench_cpu_gemm.sh [calls per candidate and point, default 15] [model, default both]
 # Needs about 7 GiB of memory (the 1B LM head, its copies and oneDNN's packed ones).
 set -euo pipefail
