@@ -41,42 +41,72 @@ constexpr std::int64_t kChunk = 64;
 template <int G>
 constexpr int kMaxPassRows = std::min(4, (15 - G) / G);
 
-// Columns [c0, c1) of G panels against M batch rows (row i at x + i·k). Full
-// panels (of 8 rows) start every 8·k floats from w; otherwise there is one,
-// the weight's last, of `width` < 8 rows, read under `mask`. Panel g's
-// accumulator for batch row i is acc[g · kBatchGroup + i]. With PrefetchNext
-// the pass also prefetches, for each panel, the float `ahead` floats past
-// column c's, one cache line per panel every other column: the next range.
+// Column c of G panels against M batch rows (row i at x + i·k), into a[g][i].
+// Full panels (of 8 rows) start every 8·k floats from w; otherwise there is
+// one, the weight's last, of `width` < 8 rows, read under `mask`. With
+// Prefetch it also prefetches, for each panel, the float `ahead` floats past
+// column c's.
+template <int G, int M, bool Full, bool Prefetch>
+TPB_AVX2 inline __attribute__((always_inline)) void panel_column(const float* w, std::int64_t width, __m256i mask,
+                                                                const float* x, std::int64_t k, std::int64_t c,
+                                                                std::int64_t ahead, __m256 (&a)[G][M]) {
+  if constexpr (Prefetch) {
+#pragma GCC unroll 4
+    for (int g = 0; g < G; ++g) {
+      // An address, not a pointer: past the weight's last panel it lies
+      // beyond the weight, where a prefetch is dropped.
+      const std::uintptr_t line = reinterpret_cast<std::uintptr_t>(w + g * kPanel * k) +
+                                  static_cast<std::uintptr_t>((c * width + ahead) * 4);
+      _mm_prefetch(reinterpret_cast<const char*>(line), _MM_HINT_T0);
+    }
+  }
+  __m256 wv[G];
+#pragma GCC unroll 4
+  for (int g = 0; g < G; ++g)
+    wv[g] = Full ? _mm256_loadu_ps(w + g * kPanel * k + c * kPanel) : _mm256_maskload_ps(w + c * width, mask);
+#pragma GCC unroll 4
+  for (int i = 0; i < M; ++i) {
+    const __m256 xb = _mm256_broadcast_ss(x + i * k + c);
+#pragma GCC unroll 4
+    for (int g = 0; g < G; ++g) a[g][i] = _mm256_fmadd_ps(wv[g], xb, a[g][i]);
+  }
+}
+
+// Columns per loop step of a pass: the loop's own increments and compare are
+// paid once per four columns. On the AMD core of docs/MEASUREMENT.md this was
+// ahead of one column per step at m = 8 in 12 of 12 shape-runs and at m = 16
+// in 10 of 12 (by 0.03 of the limit on average), and at m = 1 in 4 of 4; two
+// or eight columns per step were behind one.
+constexpr std::int64_t kColumnsPerStep = 4;
+
+// Columns [c0, c1) of G panels against M batch rows, panel g's accumulator for
+// batch row i at acc[g · kBatchGroup + i]. With PrefetchNext the pass also
+// prefetches one cache line per panel every other column, `ahead` floats past
+// the column's: the next range. c0 is 0 or a multiple of kChunk, so the even
+// columns of a step are its first and third.
 template <int G, int M, bool Full, bool PrefetchNext>
 TPB_AVX2 inline void panel_pass(const float* w, std::int64_t width, __m256i mask, const float* x, std::int64_t k,
                                 std::int64_t c0, std::int64_t c1, std::int64_t ahead, __m256* acc) {
+  static_assert(kColumnsPerStep % 2 == 0, "a step starts on an even column");
   __m256 a[G][M];
 #pragma GCC unroll 4
   for (int g = 0; g < G; ++g)
 #pragma GCC unroll 4
     for (int i = 0; i < M; ++i) a[g][i] = acc[g * kBatchGroup + i];
-  for (std::int64_t c = c0; c < c1; ++c) {
-    if constexpr (PrefetchNext) {
-      if (c % 2 == 0)
+  std::int64_t c = c0;
+  for (; c + kColumnsPerStep <= c1; c += kColumnsPerStep)
 #pragma GCC unroll 4
-        for (int g = 0; g < G; ++g) {
-          // An address, not a pointer: past the weight's last panel it lies
-          // beyond the weight, where a prefetch is dropped.
-          const std::uintptr_t line = reinterpret_cast<std::uintptr_t>(w + g * kPanel * k) +
-                                      static_cast<std::uintptr_t>((c * width + ahead) * 4);
-          _mm_prefetch(reinterpret_cast<const char*>(line), _MM_HINT_T0);
-        }
+    for (int u = 0; u < kColumnsPerStep; ++u) {
+      if (u % 2 == 0)
+        panel_column<G, M, Full, PrefetchNext>(w, width, mask, x, k, c + u, ahead, a);
+      else
+        panel_column<G, M, Full, false>(w, width, mask, x, k, c + u, ahead, a);
     }
-    __m256 wv[G];
-#pragma GCC unroll 4
-    for (int g = 0; g < G; ++g)
-      wv[g] = Full ? _mm256_loadu_ps(w + g * kPanel * k + c * kPanel) : _mm256_maskload_ps(w + c * width, mask);
-#pragma GCC unroll 4
-    for (int i = 0; i < M; ++i) {
-      const __m256 xb = _mm256_broadcast_ss(x + i * k + c);
-#pragma GCC unroll 4
-      for (int g = 0; g < G; ++g) a[g][i] = _mm256_fmadd_ps(wv[g], xb, a[g][i]);
-    }
+  for (; c < c1; ++c) {
+    if (c % 2 == 0)
+      panel_column<G, M, Full, PrefetchNext>(w, width, mask, x, k, c, ahead, a);
+    else
+      panel_column<G, M, Full, false>(w, width, mask, x, k, c, ahead, a);
   }
 #pragma GCC unroll 4
   for (int g = 0; g < G; ++g)
