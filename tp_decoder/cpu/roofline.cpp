@@ -49,17 +49,35 @@ __attribute__((target("avx2,fma"))) float avx2_fma_chains(long steps) {
 constexpr int kReadStreams = 4;
 constexpr std::int64_t kReadRunFloats = 8192;
 
-__attribute__((target("avx2,fma"))) float avx2_sum(const float* v, std::int64_t count) {
-  __m256 acc[kReadStreams] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+#define TPB_AVX2_INLINE __attribute__((target("avx2,fma"), always_inline)) inline
+
+// Calls take(s, run) for every Step floats of the runs in the order above,
+// stream s's at `run`, and returns how many floats that took: the whole
+// groups, the caller reading what is left as one stream. `take` keeps its
+// sums in its own members, which stay in registers once it is inlined.
+template <std::int64_t Step, typename Take>
+TPB_AVX2_INLINE std::int64_t read_four_streams(const float* v, std::int64_t count, Take& take) {
   constexpr std::int64_t kGroupFloats = kReadStreams * kReadRunFloats;
   std::int64_t i = 0;
   for (; i + kGroupFloats <= count; i += kGroupFloats)
-    for (std::int64_t c = 0; c < kReadRunFloats; c += 16)
+    for (std::int64_t c = 0; c < kReadRunFloats; c += Step)
 #pragma GCC unroll 4
-      for (int s = 0; s < kReadStreams; ++s) {
-        const float* run = v + i + s * kReadRunFloats + c;
-        acc[s] = _mm256_add_ps(acc[s], _mm256_add_ps(_mm256_loadu_ps(run), _mm256_loadu_ps(run + 8)));
-      }
+      for (int s = 0; s < kReadStreams; ++s) take(s, v + i + s * kReadRunFloats + c);
+  return i;
+}
+
+// The read probe's step: 16 floats of a stream into its own sum.
+struct SumStep {
+  __m256 acc[kReadStreams];
+  TPB_AVX2_INLINE void operator()(int s, const float* run) {
+    acc[s] = _mm256_add_ps(acc[s], _mm256_add_ps(_mm256_loadu_ps(run), _mm256_loadu_ps(run + 8)));
+  }
+};
+
+__attribute__((target("avx2,fma"))) float avx2_sum(const float* v, std::int64_t count) {
+  SumStep step{{_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()}};
+  std::int64_t i = read_four_streams<16>(v, count, step);
+  __m256* acc = step.acc;
   for (; i + 8 <= count; i += 8) acc[0] = _mm256_add_ps(acc[0], _mm256_loadu_ps(v + i));
   const __m256 total = _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]));
   alignas(32) float lanes[8];
@@ -70,36 +88,34 @@ __attribute__((target("avx2,fma"))) float avx2_sum(const float* v, std::int64_t 
   return sum;
 }
 
+// read_with_fmas's step: one vector of stream s, X multiply-adds of it.
+// Chain (s·X + f) mod kChains takes stream s's f-th: with X = 16, 64 FMAs a
+// group step over 12 chains, none waits on the FMA latency. Every loop over
+// the chains is unrolled, or GCC keeps them in memory.
+template <int X>
+struct FmaStep {
+  __m256 acc[kChains];
+  const float* xs;
+  TPB_AVX2_INLINE void operator()(int s, const float* run) {
+    const __m256 w = _mm256_loadu_ps(run);
+#pragma GCC unroll 16
+    for (int f = 0; f < X; ++f) {
+      __m256& chain = acc[(s * X + f) % kChains];
+      chain = _mm256_fmadd_ps(w, _mm256_broadcast_ss(xs + f), chain);
+    }
+  }
+};
+
 // read_with_fmas with X multiply-adds per vector, the vectors read as avx2_sum
-// reads them. Chain (s·X + f) mod kChains takes stream s's f-th: with X = 16,
-// 64 FMAs a step over 12 chains, none waits on the FMA latency. Every loop
-// over the chains is unrolled, or GCC keeps them in memory.
+// reads them.
 template <int X>
 __attribute__((target("avx2,fma"))) float avx2_read_fmas(const float* v, std::int64_t count, const float* xs) {
-  __m256 acc[kChains];
+  FmaStep<X> step{{}, xs};  // the chains from zero
+  std::int64_t i = read_four_streams<8>(v, count, step);
+  for (; i + 8 <= count; i += 8) step(0, v + i);
+  __m256 total = step.acc[0];
 #pragma GCC unroll 12
-  for (int c = 0; c < kChains; ++c) acc[c] = _mm256_setzero_ps();
-  constexpr std::int64_t kGroupFloats = kReadStreams * kReadRunFloats;
-  std::int64_t i = 0;
-  for (; i + kGroupFloats <= count; i += kGroupFloats)
-    for (std::int64_t c = 0; c < kReadRunFloats; c += 8)
-#pragma GCC unroll 4
-      for (int s = 0; s < kReadStreams; ++s) {
-        const __m256 w = _mm256_loadu_ps(v + i + s * kReadRunFloats + c);
-#pragma GCC unroll 16
-        for (int f = 0; f < X; ++f) {
-          __m256& chain = acc[(s * X + f) % kChains];
-          chain = _mm256_fmadd_ps(w, _mm256_broadcast_ss(xs + f), chain);
-        }
-      }
-  for (; i + 8 <= count; i += 8) {
-    const __m256 w = _mm256_loadu_ps(v + i);
-#pragma GCC unroll 16
-    for (int f = 0; f < X; ++f) acc[f % kChains] = _mm256_fmadd_ps(w, _mm256_broadcast_ss(xs + f), acc[f % kChains]);
-  }
-  __m256 total = acc[0];
-#pragma GCC unroll 12
-  for (int c = 1; c < kChains; ++c) total = _mm256_add_ps(total, acc[c]);
+  for (int c = 1; c < kChains; ++c) total = _mm256_add_ps(total, step.acc[c]);
   alignas(32) float lanes[8];
   _mm256_store_ps(lanes, total);
   float sum = 0;
