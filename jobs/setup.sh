@@ -23,6 +23,7 @@ tests=(
   clang libclang-rt-14-dev                        # libFuzzer and sanitizer runtimes
   libomp-14-dev                                   # OpenMP for the clang (fuzz) build
   patchelf debootstrap                            # offline bundle (jobs/bundle.sh) and its bare-root test
+  libblis-dev libdnnl-dev libxsmm-dev             # what jobs/bench_cpu_gemm.sh compares the CPU kernel with
 )
 case "$profile" in
   full) packages=("${quickstart[@]}" "${tests[@]}") ;;
