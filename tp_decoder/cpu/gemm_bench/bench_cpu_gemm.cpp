@@ -9,14 +9,18 @@
 // same bytes is timed beside them, to show what the four streams gain, and the
 // four-stream read doing the product's flops as it goes (read_with_fmas), to
 // show how near the limit this core comes when it must read and compute at
-// once with no layout to follow.
+// once with no layout to follow. Every candidate's product is checked against
+// OpenBLAS's before it is timed; one that is off is printed as `wrong`, and
+// the bench then exits 1.
 // Run through jobs/bench_cpu_gemm.sh, which pins it to one core.
+#include <cblas.h>
 #include <dlfcn.h>
 #include <fmt/format.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -34,6 +38,7 @@ struct Shape {
   const char* model;
   const char* name;
   std::int64_t n, k;
+  bool by_name_only = false;  // left out of the default run
 };
 
 // TP-1 projections of the two models (tp_decoder/configs): qkv is q + 2 kv
@@ -44,6 +49,9 @@ constexpr Shape kShapes[] = {
     {"llama-3.2-1b", "lm_head", 128256, 2048}, {"llama-3.1-8b", "qkv", 6144, 4096},
     {"llama-3.1-8b", "o_proj", 4096, 4096},   {"llama-3.1-8b", "gate_up", 28672, 4096},
     {"llama-3.1-8b", "down", 4096, 14336},
+    // Seconds, not minutes, with every candidate and its check: for the test
+    // suite. n and k are not multiples of any vector width or block.
+    {"smoke", "odd", 37, 53, true},             {"smoke", "blocks", 200, 72, true},
 };
 constexpr int kBatches[] = {1, 2, 4, 8, 16};
 constexpr int kMaxBatch = 16;
@@ -51,6 +59,14 @@ static_assert(kMaxBatch <= kMaxReadFmas, "read_with_fmas takes one multiply-add 
 // Copies of a weight, together at least this large: several times the 32 MiB
 // L3, so a weight is never still cached from the call before.
 constexpr std::size_t kRotationBytes = std::size_t{192} << 20;
+// At most this many copies: a real shape needs 12 at most; the smoke shapes,
+// which need none, would otherwise take hundreds of thousands.
+constexpr std::size_t kMaxCopies = 64;
+// A product is right when no element is further than this fraction of the
+// reference's largest |y| from it: the step's TP-k ≡ TP-1 logit tolerance.
+// Summation order alone moves an element by far less (√k · 2⁻²⁴ of a row's
+// magnitudes); a weight read the wrong way round moves it by as much as |y|.
+constexpr double kRelativeTolerance = 1e-4;
 
 using Clock = std::chrono::steady_clock;
 
@@ -77,6 +93,45 @@ double median(std::vector<double> v) {
 }
 
 volatile float g_sink = 0;  // keeps the probes' results observable
+
+// y (m, n) = x · wᵀ by OpenBLAS, w weight copy 0 read row-major, or, when
+// `packed`, as the packed weight the kept kernel reads those bytes as (its
+// rows unpacked a block at a time, so the check never holds a second weight).
+void reference_product(const Workload& w, int m, bool packed, float* y) {
+  const auto k = static_cast<blasint>(w.k), n = static_cast<blasint>(w.n);
+  if (!packed) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, w.x, k, w.weights[0], k, 0.0f, y, n);
+    return;
+  }
+  constexpr std::int64_t kBlockRows = 256;
+  std::vector<float> rows(static_cast<std::size_t>(std::min(kBlockRows, w.n) * w.k));
+  for (std::int64_t j0 = 0; j0 < w.n; j0 += kBlockRows) {
+    const std::int64_t count = std::min(kBlockRows, w.n - j0);
+    unpack_weight_rows(w.n, w.k, j0, count, w.weights[0], rows.data());
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, static_cast<blasint>(count), k, 1.0f, w.x, k,
+                rows.data(), k, 0.0f, y + j0, n);
+  }
+}
+
+// The largest |y - reference| over the (m, n) product, and the bound it must
+// stay within.
+struct ProductError {
+  double largest = 0, bound = 0;
+  bool right() const { return largest <= bound; }  // false for NaN too
+};
+
+// y (m, n) against `reference` (m, n); y read as yᵀ (n, m) when `transposed`.
+ProductError compare(const float* y, bool transposed, const float* reference, int m, std::int64_t n) {
+  double largest_y = 0, largest = 0;
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      const double expected = reference[i * n + j];
+      const double error = std::fabs((transposed ? y[j * m + i] : y[i * n + j]) - expected);
+      largest_y = std::max(largest_y, std::fabs(expected));
+      largest = std::isnan(error) || std::isnan(largest) ? NAN : std::max(largest, error);
+    }
+  return {largest, kRelativeTolerance * largest_y};
+}
 
 // The probes timed with the candidates, in this order: a read of the weight
 // copy's bytes (as membw reads), the product's flops with no memory traffic,
@@ -110,9 +165,10 @@ std::string library_of(const char* symbol) {
 int run(int reps, const std::string& model) {
   if (!model.empty() &&
       std::none_of(std::begin(kShapes), std::end(kShapes), [&](const Shape& s) { return model == s.model; })) {
-    fmt::print(stderr, "bench_cpu_gemm: no shapes of model '{}'\n", model);
+    fmt::print(stderr, "bench_cpu_gemm: no shapes of model '{}' (llama-3.2-1b, llama-3.1-8b or smoke)\n", model);
     return 2;
   }
+  bool all_right = true;
   std::vector<Candidate> candidates = probes();
   constexpr std::size_t kKept = kProbes;
   for (Candidate& c : builtin_candidates()) candidates.push_back(std::move(c));  // kept first
@@ -154,9 +210,9 @@ int run(int reps, const std::string& model) {
   std::fflush(stdout);
 
   for (const Shape& shape : kShapes) {
-    if (!model.empty() && model != shape.model) continue;
+    if (model.empty() ? shape.by_name_only : model != shape.model) continue;
     const std::size_t bytes = static_cast<std::size_t>(shape.n * shape.k) * 4;
-    const std::size_t copies = std::max<std::size_t>(2, (kRotationBytes + bytes - 1) / bytes);
+    const std::size_t copies = std::clamp<std::size_t>((kRotationBytes + bytes - 1) / bytes, 2, kMaxCopies);
     std::vector<std::unique_ptr<Buffer>> weights;
     Workload work{shape.n, shape.k, {}, nullptr, nullptr};
     for (std::size_t c = 0; c < copies; ++c) {
@@ -168,19 +224,38 @@ int run(int reps, const std::string& model) {
     fill(x.data, static_cast<std::size_t>(kMaxBatch * shape.k), 99);
     work.x = x.data;
     work.y = y.data;
+    const auto products = static_cast<std::size_t>(kMaxBatch * shape.n);
+    std::vector<float> reference(products), packed_reference(products);
     for (int m : kBatches) {
-      std::vector<bool> ready;
+      std::vector<bool> ready, wrong(candidates.size(), false);
       for (Candidate& c : candidates) ready.push_back(c.prepare(work, m));
+      reference_product(work, m, false, reference.data());
+      reference_product(work, m, true, packed_reference.data());
       std::vector<std::vector<double>> ms(candidates.size());
       std::size_t copy = 0;
-      for (int rep = -1; rep < reps; ++rep)  // rep -1: one untimed call each
+      // rep -1: one untimed call each, on copy 0, whose product is checked.
+      for (int rep = -1; rep < reps; ++rep)
         for (std::size_t i = 0; i < candidates.size(); ++i) {
           if (!ready[i]) continue;
           const auto start = Clock::now();
-          candidates[i].run(work, m, copy);
+          candidates[i].run(work, m, rep < 0 ? 0 : copy);
           const double elapsed = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-          copy = (copy + 1) % copies;
-          if (rep >= 0) ms[i].push_back(elapsed);
+          if (rep >= 0) {
+            ms[i].push_back(elapsed);
+            copy = (copy + 1) % copies;
+          } else if (i >= kKept) {
+            const float* expected = i == kKept ? packed_reference.data() : reference.data();
+            const ProductError error = compare(work.y, candidates[i].writes_transpose, expected, m, shape.n);
+            if (!error.right()) {
+              fmt::print(stderr, "bench_cpu_gemm: {} is wrong on {} {} m = {}: |y - OpenBLAS's| up to {:.3g}, more "
+                         "than {:.3g} ({} of the largest |y|)\n",
+                         candidates[i].name, shape.model, shape.name, m, error.largest, error.bound,
+                         kRelativeTolerance);
+              ready[i] = false;
+              wrong[i] = true;
+              all_right = false;
+            }
+          }
         }
       const double t_read = median(ms[kRead]);
       const double limit = std::max(t_read, median(ms[kFma]));
@@ -190,13 +265,19 @@ int run(int reps, const std::string& model) {
                                      limit / median(ms[kReadWithFmas]));
       for (std::size_t i = kKept; i < candidates.size(); ++i) {
         const std::size_t width = std::max<std::size_t>(8, candidates[i].name.size());
-        line += ready[i] ? fmt::format(" {:>{}.3f}", limit / median(ms[i]), width) : fmt::format(" {:>{}}", "-", width);
+        line += ready[i]   ? fmt::format(" {:>{}.3f}", limit / median(ms[i]), width)
+                : wrong[i] ? fmt::format(" {:>{}}", "wrong", width)
+                           : fmt::format(" {:>{}}", "-", width);
       }
-      fmt::print("{} {:>14.3f}\n", line, median(ms[kKept]) / median(ms[openblas]));
+      if (ready[kKept] && ready[openblas])
+        line += fmt::format(" {:>14.3f}", median(ms[kKept]) / median(ms[openblas]));
+      else
+        line += fmt::format(" {:>14}", "-");
+      fmt::print("{}\n", line);
       std::fflush(stdout);
     }
   }
-  return 0;
+  return all_right ? 0 : 1;
 }
 
 }  // namespace
@@ -213,7 +294,7 @@ int main(int argc, char** argv) {
     } else {
       fmt::print(stderr,
                  "usage: bench_cpu_gemm [--reps N] [--model NAME]   (N interleaved calls per candidate, default 15; "
-                 "NAME: llama-3.2-1b or llama-3.1-8b, default both)\n");
+                 "NAME: llama-3.2-1b, llama-3.1-8b or smoke (two small shapes), default the two llama models)\n");
       return 2;
     }
   }

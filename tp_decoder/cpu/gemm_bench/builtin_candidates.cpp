@@ -29,11 +29,12 @@ std::vector<Candidate> builtin_candidates() {
                                 0.0f, w.y, n);
                   }));
   // A and B swapped: yᵀ (n, m) = w · xᵀ, the weight as the left operand.
-  list.push_back(make_candidate("openblas_swapped", [](const Workload& w, int m, std::size_t copy) {
-                    const auto n = static_cast<blasint>(w.n), k = static_cast<blasint>(w.k);
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, m, k, 1.0f, w.weights[copy], k, w.x, k,
-                                0.0f, w.y, m);
-                  }));
+  Candidate swapped = make_candidate("openblas_swapped", [](const Workload& w, int m, std::size_t copy) {
+    const auto n = static_cast<blasint>(w.n), k = static_cast<blasint>(w.k);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, m, k, 1.0f, w.weights[copy], k, w.x, k, 0.0f, w.y, m);
+  });
+  swapped.writes_transpose = true;
+  list.push_back(std::move(swapped));
   return list;
 }
 

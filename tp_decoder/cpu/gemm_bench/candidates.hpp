@@ -22,6 +22,7 @@ struct Candidate {
   // False: the candidate has no product for this shape (printed as -).
   std::function<bool(const Workload&, int m)> prepare = [](const Workload&, int) { return true; };
   std::function<void(const Workload&, int m, std::size_t copy)> run;
+  bool writes_transpose = false;  // y holds yᵀ (n, m) rather than y (m, n)
 };
 
 inline Candidate make_candidate(std::string name, std::function<void(const Workload&, int, std::size_t)> run) {
