@@ -4,8 +4,10 @@
 # and llama-3.1-8b, m = 1, 2, 4, 8, 16: one process, one thread, one core,
 # candidates interleaved, each as a fraction of max(bytes / bandwidth,
 # flops / peak) measured in the same process, beside a loop that reads and
-# computes at once with no layout (`overlap`, docs/MEASUREMENT.md).
-# Usage: jobs/bench_cpu_gemm.sh [calls per candidate and point, default 15] [model, default both]
+# computes at once with no layout (`overlap`, docs/MEASUREMENT.md). Each
+# candidate's product is checked first; a wrong one prints `wrong` and exit 1.
+# Usage: jobs/bench_cpu_gemm.sh [calls per candidate and point, default 15] [model, default both llama
+# models; `smoke` runs two small shapes in seconds]
 # Needs about 7 GiB of memory (the 1B LM head, its copies and oneDNN's packed ones).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
