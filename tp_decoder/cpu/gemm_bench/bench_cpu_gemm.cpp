@@ -22,7 +22,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -284,23 +283,39 @@ int run(int reps, const std::string& model) {
 }  // namespace tpb::gemm_bench
 
 int main(int argc, char** argv) {
+  constexpr const char* kUsage =
+      "usage: bench_cpu_gemm [--reps N] [--model NAME]\n"
+      "  --reps N      interleaved calls per candidate and point (default 15)\n"
+      "  --model NAME  llama-3.2-1b, llama-3.1-8b, or smoke (two small shapes, seconds);\n"
+      "                default the two llama models (about 7 GiB of memory)\n";
   int reps = 15;
   std::string model;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
-      reps = std::atoi(argv[++i]);
-    } else if (std::strcmp(argv[i], "--model") == 0 && i + 1 < argc) {
-      model = argv[++i];
-    } else {
-      fmt::print(stderr,
-                 "usage: bench_cpu_gemm [--reps N] [--model NAME]   (N interleaved calls per candidate, default 15; "
-                 "NAME: llama-3.2-1b, llama-3.1-8b or smoke (two small shapes), default the two llama models)\n");
+    const std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      fmt::print("{}", kUsage);
+      return 0;
+    }
+    if (flag != "--reps" && flag != "--model") {
+      fmt::print(stderr, "bench_cpu_gemm: unknown argument '{}'\n{}", flag, kUsage);
       return 2;
     }
-  }
-  if (reps < 1) {
-    fmt::print(stderr, "bench_cpu_gemm: --reps must be at least 1\n");
-    return 2;
+    if (i + 1 == argc) {
+      fmt::print(stderr, "bench_cpu_gemm: no value after {}\n{}", flag, kUsage);
+      return 2;
+    }
+    const std::string value = argv[++i];
+    if (flag == "--model") {
+      model = value;
+      continue;
+    }
+    char* end = nullptr;
+    const long parsed = std::strtol(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || parsed < 1 || parsed > 100000) {
+      fmt::print(stderr, "bench_cpu_gemm: --reps '{}' is not a whole number from 1 to 100000\n", value);
+      return 2;
+    }
+    reps = static_cast<int>(parsed);
   }
   return tpb::gemm_bench::run(reps, model);
 }
