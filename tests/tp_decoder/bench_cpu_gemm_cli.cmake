@@ -1,6 +1,7 @@
 # bench_cpu_gemm's arguments: each bad one must exit 2 with exactly one
 # "bench_cpu_gemm:" line naming it, before any shape is measured; --help
 # prints the usage on stdout and exits 0.
+include(${CMAKE_CURRENT_LIST_DIR}/../cli_error_line.cmake)
 function(expect_rejected expected_text)
   execute_process(COMMAND ${BENCH} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 30)
   if(NOT rc EQUAL 2)
@@ -9,15 +10,7 @@ function(expect_rejected expected_text)
   if(NOT out STREQUAL "")
     message(FATAL_ERROR "bench_cpu_gemm ${ARGN}: printed to stdout before refusing:\n${out}")
   endif()
-  string(REGEX MATCHALL "bench_cpu_gemm: [^\n]*" lines "${err}")
-  list(LENGTH lines n)
-  if(NOT n EQUAL 1)
-    message(FATAL_ERROR "bench_cpu_gemm ${ARGN}: expected one error line, got ${n}:\n${err}")
-  endif()
-  string(FIND "${lines}" "${expected_text}" found)
-  if(found EQUAL -1)
-    message(FATAL_ERROR "bench_cpu_gemm ${ARGN}: error line does not name '${expected_text}': ${lines}")
-  endif()
+  tpb_expect_one_error_line("bench_cpu_gemm ${ARGN}" "bench_cpu_gemm: " "${expected_text}" "${err}")
 endfunction()
 
 expect_rejected("'3x'" --reps 3x)
