@@ -6,6 +6,7 @@
 # flops / peak) measured in the same process, beside a loop that reads and
 # computes at once with no layout (`overlap`, docs/MEASUREMENT.md). Each
 # candidate's product is checked first; a wrong one prints `wrong` and exit 1.
+# It closes with each model's kept and overlap per m, over the shapes.
 # Usage: jobs/bench_cpu_gemm.sh [calls per candidate and point, default 15] [model, default both llama
 # models; `smoke` runs two small shapes in seconds]
 # Needs about 7 GiB of memory (the 1B LM head, its copies and oneDNN's packed ones).

@@ -11,7 +11,8 @@
 // show how near the limit this core comes when it must read and compute at
 // once with no layout to follow. Every candidate's product is checked against
 // OpenBLAS's before it is timed; one that is off is printed as `wrong`, and
-// the bench then exits 1.
+// the bench then exits 1. After the table, per model and m, the kept kernel's
+// and `overlap`'s fractions over the shapes (batch_summary.hpp).
 // Run through jobs/bench_cpu_gemm.sh, which pins it to one core.
 #include <cblas.h>
 #include <dlfcn.h>
@@ -26,6 +27,8 @@
 #include <string>
 #include <vector>
 
+#include "common/samples.hpp"
+#include "tp_decoder/cpu/gemm_bench/batch_summary.hpp"
 #include "tp_decoder/cpu/gemm_bench/candidates.hpp"
 #include "tp_decoder/cpu/roofline.hpp"
 #include "tp_decoder/cpu/small_batch_gemm.hpp"
@@ -83,12 +86,6 @@ void fill(float* v, std::size_t count, std::uint64_t seed) {
     s = s * 6364136223846793005ull + 1442695040888963407ull;
     v[i] = static_cast<float>(static_cast<std::int32_t>(s >> 32)) * 4.6e-10f;  // within ±1
   }
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
 volatile float g_sink = 0;  // keeps the probes' results observable
@@ -208,6 +205,7 @@ int run(int reps, const std::string& model) {
   fmt::print("{} {:>14}\n", header, "kept/openblas");
   std::fflush(stdout);
 
+  BatchSummary summary;
   for (const Shape& shape : kShapes) {
     if (model.empty() ? shape.by_name_only : model != shape.model) continue;
     const std::size_t bytes = static_cast<std::size_t>(shape.n * shape.k) * 4;
@@ -274,8 +272,10 @@ int run(int reps, const std::string& model) {
         line += fmt::format(" {:>14}", "-");
       fmt::print("{}\n", line);
       std::fflush(stdout);
+      if (ready[kKept]) summary.add(shape.model, m, limit / median(ms[kKept]), limit / median(ms[kReadWithFmas]));
     }
   }
+  fmt::print("{}", summary.format());
   return all_right ? 0 : 1;
 }
 
