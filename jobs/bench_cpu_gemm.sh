@@ -8,7 +8,9 @@
 # candidate's product is checked first; a wrong one prints `wrong` and exit 1.
 # It closes with each model's kept and overlap per m, over the shapes.
 # Usage: jobs/bench_cpu_gemm.sh [calls per candidate and point, default 15] [model, default both llama
-# models; `smoke` runs two small shapes in seconds]
+# models; `smoke` runs two small shapes in seconds; `ridge` one 64 MiB weight at every m from 1 to 16,
+# about a minute, to see where this core's flops start to limit and what reading and computing at once
+# costs on either side]
 # Needs about 7 GiB of memory (the 1B LM head, its copies and oneDNN's packed ones).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -12,7 +12,8 @@
 // once with no layout to follow. Every candidate's product is checked against
 // OpenBLAS's before it is timed; one that is off is printed as `wrong`, and
 // the bench then exits 1. After the table, per model and m, the kept kernel's
-// and `overlap`'s fractions over the shapes (batch_summary.hpp).
+// and `overlap`'s fractions over the shapes (batch_summary.hpp). `--model
+// ridge` takes one weight through every m from 1 to 16, across the ridge.
 // Run through jobs/bench_cpu_gemm.sh, which pins it to one core.
 #include <cblas.h>
 #include <dlfcn.h>
@@ -24,6 +25,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,7 @@ struct Shape {
   const char* name;
   std::int64_t n, k;
   bool by_name_only = false;  // left out of the default run
+  bool every_batch = false;   // m = 1 .. kMaxBatch rather than kBatches
 };
 
 // TP-1 projections of the two models (tp_decoder/configs): qkv is q + 2 kv
@@ -54,9 +57,20 @@ constexpr Shape kShapes[] = {
     // Seconds, not minutes, with every candidate and its check: for the test
     // suite. n and k are not multiples of any vector width or block.
     {"smoke", "odd", 37, 53, true},             {"smoke", "blocks", 200, 72, true},
+    // One 64 MiB weight at every m from 1 to 16: where the ridge (fma/read = 1)
+    // lies on this core, and how near the limit reading and computing at once
+    // comes on either side of it and at it.
+    {"ridge", "8192x2048", 8192, 2048, true, true},
 };
 constexpr int kBatches[] = {1, 2, 4, 8, 16};
 constexpr int kMaxBatch = 16;
+
+std::vector<int> batches_of(const Shape& shape) {
+  if (!shape.every_batch) return {std::begin(kBatches), std::end(kBatches)};
+  std::vector<int> every;
+  for (int m = 1; m <= kMaxBatch; ++m) every.push_back(m);
+  return every;
+}
 static_assert(kMaxBatch <= kMaxReadFmas, "read_with_fmas takes one multiply-add per batch row");
 // Copies of a weight, together at least this large: several times the 32 MiB
 // L3, so a weight is never still cached from the call before.
@@ -157,11 +171,17 @@ std::string library_of(const char* symbol) {
   return address && dladdr(address, &info) && info.dli_fname ? info.dli_fname : "?";
 }
 
+// The shapes a run measures: that model's when `model` is not empty.
+bool selected(const Shape& shape, const std::string& model) {
+  return model.empty() ? !shape.by_name_only : model == shape.model;
+}
+
 // model: only that model's shapes when not empty.
 int run(int reps, const std::string& model) {
   if (!model.empty() &&
       std::none_of(std::begin(kShapes), std::end(kShapes), [&](const Shape& s) { return model == s.model; })) {
-    fmt::print(stderr, "bench_cpu_gemm: no shapes of model '{}' (llama-3.2-1b, llama-3.1-8b or smoke)\n", model);
+    fmt::print(stderr, "bench_cpu_gemm: no shapes of model '{}' (llama-3.2-1b, llama-3.1-8b, smoke or ridge)\n",
+               model);
     return 2;
   }
   bool all_right = true;
@@ -179,7 +199,11 @@ int run(int reps, const std::string& model) {
              omp_get_max_threads(), to_string(isa));
   if (isa == GemmIsa::avx2_fma) {
     std::string plans;
-    for (int m : kBatches) {
+    std::set<int> batches;
+    for (const Shape& shape : kShapes)
+      if (selected(shape, model))
+        for (int m : batches_of(shape)) batches.insert(m);
+    for (int m : batches) {
       const PanelPlan plan = small_batch_gemm_plan(m);
       plans += fmt::format("{}m = {}: {} panels, {} rows from memory", plans.empty() ? "" : "; ", m, plan.panels,
                            std::min(m, plan.read_rows));
@@ -191,15 +215,16 @@ int run(int reps, const std::string& model) {
   fmt::print("# FMA peak before the run: {:.1f} GFLOP/s (one thread, {} chains, best of 7)\n", fma_peak_GFLOPs(7),
              to_string(isa));
   for (const std::string& note : notes) fmt::print("# {}\n", note);
-  fmt::print("# limit_ms = max(median t_read, median t_fma), read_GBps = 4nk / t_read (four streams), one_GBps the "
+  fmt::print("# limit_ms = max(median t_read, median t_fma), fma/read = median t_fma / median t_read (above 1 the "
+             "flops limit, below it the read; 1 is the ridge), read_GBps = 4nk / t_read (four streams), one_GBps the "
              "same bytes read as one stream; overlap: limit / the median time of the four-stream read doing the product's "
              "flops as it goes (m broadcast FMAs per loaded vector, no layout): how near the limit this core gets "
              "reading and computing at once; each candidate column: "
              "limit / its median time (1 = at the limit); kept/openblas: ratio of median times; {} interleaved "
              "calls per candidate\n",
              reps);
-  std::string header = fmt::format("{:<13} {:<8} {:>3} {:>9} {:>9} {:>8} {:>8}", "model", "shape", "m", "limit_ms",
-                                   "read_GBps", "one_GBps", "overlap");
+  std::string header = fmt::format("{:<13} {:<9} {:>3} {:>9} {:>8} {:>9} {:>8} {:>8}", "model", "shape", "m",
+                                   "limit_ms", "fma/read", "read_GBps", "one_GBps", "overlap");
   for (std::size_t i = kKept; i < candidates.size(); ++i)
     header += fmt::format(" {:>{}}", candidates[i].name, std::max<std::size_t>(8, candidates[i].name.size()));
   fmt::print("{} {:>14}\n", header, "kept/openblas");
@@ -207,7 +232,7 @@ int run(int reps, const std::string& model) {
 
   BatchSummary summary;
   for (const Shape& shape : kShapes) {
-    if (model.empty() ? shape.by_name_only : model != shape.model) continue;
+    if (!selected(shape, model)) continue;
     const std::size_t bytes = static_cast<std::size_t>(shape.n * shape.k) * 4;
     const std::size_t copies = std::clamp<std::size_t>((kRotationBytes + bytes - 1) / bytes, 2, kMaxCopies);
     std::vector<std::unique_ptr<Buffer>> weights;
@@ -223,7 +248,7 @@ int run(int reps, const std::string& model) {
     work.y = y.data;
     const auto products = static_cast<std::size_t>(kMaxBatch * shape.n);
     std::vector<float> reference(products), packed_reference(products);
-    for (int m : kBatches) {
+    for (int m : batches_of(shape)) {
       std::vector<bool> ready, wrong(candidates.size(), false);
       for (Candidate& c : candidates) ready.push_back(c.prepare(work, m));
       reference_product(work, m, false, reference.data());
@@ -254,10 +279,10 @@ int run(int reps, const std::string& model) {
             }
           }
         }
-      const double t_read = median(ms[kRead]);
-      const double limit = std::max(t_read, median(ms[kFma]));
-      std::string line = fmt::format("{:<13} {:<8} {:>3} {:>9.3f} {:>9.2f} {:>8.2f} {:>8.3f}", shape.model, shape.name,
-                                     m, limit, static_cast<double>(bytes) / t_read / 1e6,
+      const double t_read = median(ms[kRead]), t_fma = median(ms[kFma]);
+      const double limit = std::max(t_read, t_fma);
+      std::string line = fmt::format("{:<13} {:<9} {:>3} {:>9.3f} {:>8.3f} {:>9.2f} {:>8.2f} {:>8.3f}", shape.model,
+                                     shape.name, m, limit, t_fma / t_read, static_cast<double>(bytes) / t_read / 1e6,
                                      static_cast<double>(bytes) / median(ms[kReadOneStream]) / 1e6,
                                      limit / median(ms[kReadWithFmas]));
       for (std::size_t i = kKept; i < candidates.size(); ++i) {
@@ -286,7 +311,8 @@ int main(int argc, char** argv) {
   constexpr const char* kUsage =
       "usage: bench_cpu_gemm [--reps N] [--model NAME]\n"
       "  --reps N      interleaved calls per candidate and point (default 15)\n"
-      "  --model NAME  llama-3.2-1b, llama-3.1-8b, or smoke (two small shapes, seconds);\n"
+      "  --model NAME  llama-3.2-1b, llama-3.1-8b, smoke (two small shapes, seconds), or\n"
+      "                ridge (one 64 MiB weight at m = 1 to 16: where flops start to limit);\n"
       "                default the two llama models (about 7 GiB of memory)\n";
   int reps = 15;
   std::string model;
