@@ -1,6 +1,7 @@
 // bench_cpu_gemm: the decode step's projection products on one core, every
 // candidate in one process and interleaved (A, B, C, A, B, C, ...), each call on
-// a different copy of the weight so that none finds it in cache. Prints each
+// a different copy of the weight so that none finds it in cache, and with the
+// batch rows read just before, as the step leaves them in cache. Prints each
 // candidate's median as a fraction of the limit max(t_read, t_fma): t_read a
 // sum over the same weight copy (one core's read of its bytes, four streams
 // side by side: roofline.hpp) and t_fma the product's 2mnk flops in
@@ -221,7 +222,8 @@ int run(int reps, const std::string& model) {
              "flops as it goes (m broadcast FMAs per loaded vector, no layout): how near the limit this core gets "
              "reading and computing at once; each candidate column: "
              "limit / its median time (1 = at the limit); kept/openblas: ratio of median times; {} interleaved "
-             "calls per candidate\n",
+             "calls per candidate, each on a weight copy not in cache and with the batch rows x read just before "
+             "it, as the step's previous op leaves them\n",
              reps);
   std::string header = fmt::format("{:<13} {:<9} {:>3} {:>9} {:>8} {:>9} {:>8} {:>8}", "model", "shape", "m",
                                    "limit_ms", "fma/read", "read_GBps", "one_GBps", "overlap");
@@ -259,6 +261,12 @@ int run(int reps, const std::string& model) {
       for (int rep = -1; rep < reps; ++rep)
         for (std::size_t i = 0; i < candidates.size(); ++i) {
           if (!ready[i]) continue;
+          // The batch rows read untimed first: in the step each product's x
+          // was written by the op just before it (the norm, the attention,
+          // silu_mul), so it is in cache there while the weight is not. Left
+          // cold, it cost the kernel about 0.02 of the limit at m >= 4 on the
+          // k = 2048 shapes (docs/MEASUREMENT.md, "A sixth day").
+          g_sink = g_sink + sum_floats(work.x, m * shape.k);
           const auto start = Clock::now();
           candidates[i].run(work, m, rep < 0 ? 0 : copy);
           const double elapsed = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
