@@ -1,12 +1,13 @@
 // bench_cpu_gemm: the decode step's projection products on one core, every
 // candidate in one process and interleaved (A, B, C, A, B, C, ...), each call on
-// a different copy of the weight so that none finds it in cache, and with the
-// batch rows read just before, as the step leaves them in cache. Prints each
-// candidate's median as a fraction of the limit max(t_read, t_fma): t_read a
-// sum over the same weight copy (one core's read of its bytes, four streams
-// side by side: roofline.hpp) and t_fma the product's 2mnk flops in
-// register-only FMA chains, both timed in the same interleaved rounds, so that
-// a loaded machine slows limit and candidates alike. A one-stream read of the
+// a different copy of the weight so that none finds it in cache (the copies
+// in one weight arena, placed in memory as a study places its weights), and
+// with the batch rows read just before, as the step leaves them in cache.
+// Prints each candidate's median as a fraction of the limit max(t_read,
+// t_fma): t_read a sum over the same weight copy (one core's read of its
+// bytes, four streams side by side: roofline.hpp) and t_fma the product's
+// 2mnk flops in register-only FMA chains, both timed in the same interleaved
+// rounds, so that a loaded machine slows limit and candidates alike. A one-stream read of the
 // same bytes is timed beside them, to show what the four streams gain, and the
 // four-stream read doing the product's flops as it goes (read_with_fmas), to
 // show how near the limit this core comes when it must read and compute at
@@ -25,7 +26,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -35,6 +35,7 @@
 #include "tp_decoder/cpu/gemm_bench/candidates.hpp"
 #include "tp_decoder/cpu/roofline.hpp"
 #include "tp_decoder/cpu/small_batch_gemm.hpp"
+#include "tp_decoder/cpu/weight_arena.hpp"
 
 namespace tpb::gemm_bench {
 namespace {
@@ -237,12 +238,19 @@ int run(int reps, const std::string& model) {
     if (!selected(shape, model)) continue;
     const std::size_t bytes = static_cast<std::size_t>(shape.n * shape.k) * 4;
     const std::size_t copies = std::clamp<std::size_t>((kRotationBytes + bytes - 1) / bytes, 2, kMaxCopies);
-    std::vector<std::unique_ptr<Buffer>> weights;
+    // The copies come from one weight arena, as a study's weights do
+    // (weight_arena.hpp): its scattered first touch gives every copy, and
+    // every shape, the same mix of physical pages. From plain allocations the
+    // kernel fell further behind `overlap` on a run's first shapes, on the
+    // process's first pages, than on later ones, on pages the shapes before
+    // had freed (docs/MEASUREMENT.md, "A seventh day").
+    const std::size_t stride = (bytes + 63) / 64 * 64;
+    WeightArena arena(copies * stride);
     Workload work{shape.n, shape.k, {}, nullptr, nullptr};
     for (std::size_t c = 0; c < copies; ++c) {
-      weights.push_back(std::make_unique<Buffer>(static_cast<std::size_t>(shape.n * shape.k)));
-      fill(weights.back()->data, static_cast<std::size_t>(shape.n * shape.k), c + 1);
-      work.weights.push_back(weights.back()->data);
+      auto* copy = static_cast<float*>(arena.take(stride));
+      fill(copy, static_cast<std::size_t>(shape.n * shape.k), c + 1);
+      work.weights.push_back(copy);
     }
     Buffer x(static_cast<std::size_t>(kMaxBatch * shape.k)), y(static_cast<std::size_t>(kMaxBatch * shape.n));
     fill(x.data, static_cast<std::size_t>(kMaxBatch * shape.k), 99);
