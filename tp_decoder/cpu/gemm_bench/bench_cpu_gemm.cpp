@@ -1,22 +1,22 @@
 // bench_cpu_gemm: the decode step's projection products on one core, every
-// candidate in one process and interleaved (A, B, C, A, B, C, ...), each call on
-// a different copy of the weight so that none finds it in cache (the copies
+// candidate in one process and interleaved (A, B, C, A, B, C, ...), each call
+// on a different copy of the weight so that none finds it in cache (the copies
 // in one weight arena, placed in memory as a study places its weights), and
 // with the batch rows read just before, as the step leaves them in cache.
-// Prints each candidate's median as a fraction of the limit max(t_read,
-// t_fma): t_read a sum over the same weight copy (one core's read of its
-// bytes, four streams side by side: roofline.hpp) and t_fma the product's
-// 2mnk flops in register-only FMA chains, both timed in the same interleaved
-// rounds, so that a loaded machine slows limit and candidates alike. A one-stream read of the
+// Prints each candidate's median as a fraction of the limit max(t_read, t_fma):
+// t_read a sum over the same weight copy (one core's read of its bytes, four
+// streams side by side: roofline.hpp) and t_fma the product's 2mnk flops in
+// register-only FMA chains, both timed in the same interleaved rounds, so that
+// a loaded machine slows limit and candidates alike. A one-stream read of the
 // same bytes is timed beside them, to show what the four streams gain, and the
 // four-stream read doing the product's flops as it goes (read_with_fmas), to
-// show how near the limit this core comes when it must read and compute at
-// once with no layout to follow. Every candidate's product is checked against
-// OpenBLAS's before it is timed; one that is off is printed as `wrong`, and
-// the bench then exits 1. After the table, per model and m, the kept kernel's
-// and `overlap`'s fractions over the shapes (batch_summary.hpp). `--model
-// ridge` takes one weight through every m from 1 to 16, across the ridge.
-// Run through jobs/bench_cpu_gemm.sh, which pins it to one core.
+// show how near the limit this core comes when it must read and compute at once
+// with no layout to follow. Every candidate's product is checked against
+// OpenBLAS's before it is timed; one that is off is printed as `wrong`, and the
+// bench then exits 1. After the table, per model and m, the kept kernel's and
+// `overlap`'s fractions over the shapes (batch_summary.hpp). `--model ridge`
+// takes one weight through every m from 1 to 16, across the ridge. Run through
+// jobs/bench_cpu_gemm.sh, which pins it to one core.
 #include <cblas.h>
 #include <dlfcn.h>
 #include <fmt/format.h>
