@@ -15,10 +15,10 @@ machine in that hour.
 
 Goals (docs/MEASUREMENT.md, "The goals over launches"): the kept kernel at
 least 0.80 of the limit for m <= 4 and 0.70 at m = 8 and 16, on every shape,
-and no shape slower than 1.03 x OpenBLAS. A goal is MET when its interval lies on the
-goal's side of the threshold (the bound itself included), MISSED when it lies
-wholly on the other side, and INCONCLUSIVE otherwise, or when there are too few
-launches to form the interval (fewer than 6 at alpha = 0.05).
+and no shape slower than 1.03 x OpenBLAS. A goal is MET when its interval lies
+on the goal's side of the threshold (the bound itself included), MISSED when it
+lies wholly on the other side, and INCONCLUSIVE otherwise, or when there are
+too few launches to form the interval (fewer than 6 at alpha = 0.05).
 
 Exit status: 0 when every goal is MET, 1 when any is not, 2 on unreadable input.
 """
