@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "common/error.hpp"
-#include "predictor/alpha_spending.hpp"
+#include "predictor/statistics.hpp"
 
 namespace tpb {
 
@@ -24,67 +24,104 @@ std::string_view to_string(Outcome outcome) {
 std::string_view to_string(InconclusiveReason reason) {
   switch (reason) {
     case InconclusiveReason::none: return "";
-    case InconclusiveReason::straddles_threshold: return "straddles_threshold";
-    case InconclusiveReason::drift: return "drift";
-    case InconclusiveReason::rank_imbalance: return "rank_imbalance";
-    case InconclusiveReason::noise_floor: return "noise_floor";
-    case InconclusiveReason::underpowered: return "underpowered";
+    case InconclusiveReason::straddles_margin: return "straddles_margin";
     case InconclusiveReason::too_few_rounds: return "too_few_rounds";
+    case InconclusiveReason::aa_not_held: return "aa_not_held";
   }
   return "?";
 }
 
+double DecisionRule::margin_log() const { return std::log1p(kill_switch_pct / 100.0); }
+
 void validate_decision_rule(const DecisionRule& rule) {
-  if (rule.version < 2 || rule.version > kDecisionRuleVersion)
-    throw UsageError(fmt::format("decision rule version {} is not one this tool judges (2 to {})", rule.version,
+  if (rule.version != kDecisionRuleVersion)
+    throw UsageError(fmt::format("decision rule version {} is not one this tool judges (only {})", rule.version,
                                  kDecisionRuleVersion));
   if (!(rule.kill_switch_pct > 0.0 && rule.kill_switch_pct <= 1000.0))
     throw UsageError(fmt::format("kill switch {} % is not a percentage in (0, 1000]", rule.kill_switch_pct));
-  if (!(rule.family_alpha > 0.0 && rule.family_alpha < 1.0))
-    throw UsageError(fmt::format("family-wise alpha {} is outside (0, 1)", rule.family_alpha));
-  if (rule.bootstrap.resamples <= 0 || rule.bootstrap.block_rounds < 0)
-    throw UsageError(fmt::format("bootstrap of {} resamples in blocks of {} rounds: resamples must be positive, "
-                                 "blocks positive or 0 (the default length)",
-                                 rule.bootstrap.resamples, rule.bootstrap.block_rounds));
-  if (rule.checkpoints.empty()) throw UsageError("the decision rule needs at least one checkpoint");
-  int previous = 0;
-  for (const int rounds : rule.checkpoints) {
-    if (rounds <= previous)
-      throw UsageError(fmt::format("checkpoint {} rounds: checkpoints must be positive and strictly increasing",
-                                   rounds));
-    previous = rounds;
+  if (!(rule.family_alpha > 0.0 && rule.family_alpha < 0.5))
+    throw UsageError(fmt::format("alpha {} is outside (0, 0.5)", rule.family_alpha));
+  if (rule.block_rounds < 1 || rule.block_rounds % 2 == 0)
+    throw UsageError(fmt::format("block of {} rounds: a block must hold a positive odd number of rounds",
+                                 rule.block_rounds));
+}
+
+std::vector<double> block_medians(std::span<const double> values, int block_rounds) {
+  TPB_CHECK(block_rounds >= 1, fmt::format("blocks of {} rounds", block_rounds));
+  const auto block = static_cast<std::size_t>(block_rounds);
+  std::vector<double> out;
+  for (std::size_t start = 0; start + block <= values.size(); start += block)
+    out.push_back(median(values.subspan(start, block)));
+  return out;
+}
+
+CellJudgement judge_cell(std::span<const double> log_ratios, const DecisionRule& rule, int family_cells) {
+  TPB_CHECK(!log_ratios.empty(), "a cell judged on zero rounds");
+  TPB_CHECK(family_cells >= 1, fmt::format("a family of {} cells", family_cells));
+  double ratio_sum = 0.0;
+  for (double d : log_ratios) {
+    TPB_CHECK(std::isfinite(d), fmt::format("log-ratio {} is not finite", d));
+    ratio_sum += std::exp(d);
   }
+  CellJudgement cell;
+  cell.rounds = static_cast<int>(log_ratios.size());
+  cell.median_log = median(log_ratios);
+  cell.error_pct = std::expm1(cell.median_log) * 100.0;
+  cell.mean_ratio_pct = (ratio_sum / static_cast<double>(log_ratios.size()) - 1.0) * 100.0;
+
+  const std::vector<double> blocks = block_medians(log_ratios, rule.block_rounds);
+  const double alpha = rule.family_alpha;
+  if (!blocks.empty()) {
+    cell.hold = median_order_statistic_interval(blocks, 2.0 * alpha);
+    cell.falsify = median_order_statistic_interval(blocks, alpha / family_cells);
+  }
+  const double delta = rule.margin_log();
+  if (cell.falsify.formed && (cell.falsify.low > delta || cell.falsify.high < -delta)) {
+    cell.outcome = Outcome::falsified;
+  } else if (cell.hold.formed && cell.hold.low > -delta && cell.hold.high < delta) {
+    cell.outcome = Outcome::holds;
+  } else {
+    cell.outcome = Outcome::inconclusive;
+    cell.reason = cell.hold.formed ? InconclusiveReason::straddles_margin : InconclusiveReason::too_few_rounds;
+  }
+  return cell;
 }
 
-double decision_alpha(const DecisionRule& rule, int judged_cells, int rounds_done, bool final_look) {
-  if (rule.version == 2)
-    return bonferroni_alpha(rule.family_alpha, judged_cells, static_cast<int>(rule.checkpoints.size()));
-  TPB_CHECK(judged_cells > 0, fmt::format("alpha shared by {} judged cells", judged_cells));
-  // A look so early that its share underflows can decide nothing: the least
-  // positive α keeps every interval unformed rather than undefined.
-  return std::max(look_alpha(rule.family_alpha, rule.checkpoints, rounds_done, final_look) / judged_cells,
-                  std::numeric_limits<double>::min());
+double cell_error_bound_pct(const CellJudgement& cell) {
+  if (!cell.hold.formed) return std::numeric_limits<double>::quiet_NaN();
+  return std::max(std::expm1(cell.hold.high), -std::expm1(cell.hold.low)) * 100.0;
 }
 
-IntervalDecision decide_on_interval(const RoundInterval& interval, double kill_switch_pct) {
-  if (!interval.formed) return {Outcome::inconclusive, InconclusiveReason::too_few_rounds};
-  if (interval.low > kill_switch_pct) return {Outcome::falsified, InconclusiveReason::none};
-  if (interval.high < kill_switch_pct) return {Outcome::holds, InconclusiveReason::none};
-  return {Outcome::inconclusive, InconclusiveReason::straddles_threshold};
-}
-
-int rounds_needed(const RoundInterval& interval, double kill_switch_pct, double alpha) {
-  if (!interval.formed) return min_rounds_for_median_interval(alpha) - interval.rounds;
-  if (decide_on_interval(interval, kill_switch_pct).outcome != Outcome::inconclusive) return 0;
-  const double gap = std::abs(interval.estimate - kill_switch_pct);
-  if (gap == 0.0) return kRoundsNeededUnknown;
-  const double half_width =
-      interval.estimate > kill_switch_pct ? interval.estimate - interval.low : interval.high - interval.estimate;
-  const double n = interval.rounds;
-  const double further = std::ceil(n * (half_width / gap) * (half_width / gap)) - n;
-  // Beyond a million rounds the estimate is, for any study, on the threshold.
-  if (further > 1e6) return kRoundsNeededUnknown;
-  return std::max(1, static_cast<int>(further));
+FormAtK judge_form_at_k(std::vector<CellJudgement> cells, bool aa_holds) {
+  TPB_CHECK(!cells.empty(), "a form judged on zero cells");
+  FormAtK form;
+  form.cells = std::move(cells);
+  bool every_cell_holds = true;
+  const CellJudgement* first_open = nullptr;
+  for (std::size_t i = 0; i < form.cells.size(); ++i) {
+    const CellJudgement& cell = form.cells[i];
+    form.mape_pct += std::abs(cell.error_pct) / static_cast<double>(form.cells.size());
+    if (std::abs(cell.median_log) > std::abs(form.cells[static_cast<std::size_t>(form.worst_cell)].median_log))
+      form.worst_cell = static_cast<int>(i);
+    // NaN (an interval not formed) propagates: no bound can be given then.
+    const double bound = cell_error_bound_pct(cell);
+    form.error_bound_pct = std::isnan(bound) || std::isnan(form.error_bound_pct)
+                               ? std::numeric_limits<double>::quiet_NaN()
+                               : std::max(form.error_bound_pct, bound);
+    if (cell.outcome == Outcome::falsified) form.outcome = Outcome::falsified;
+    if (cell.outcome != Outcome::holds) {
+      every_cell_holds = false;
+      if (!first_open && cell.outcome == Outcome::inconclusive) first_open = &cell;
+    }
+  }
+  if (form.outcome == Outcome::falsified) return form;
+  if (every_cell_holds && aa_holds) {
+    form.outcome = Outcome::holds;
+    return form;
+  }
+  form.outcome = Outcome::inconclusive;
+  form.reason = every_cell_holds ? InconclusiveReason::aa_not_held : first_open->reason;
+  return form;
 }
 
 }  // namespace tpb

@@ -1,11 +1,23 @@
 #pragma once
-// The decision rule sealed in a registration: four outcomes, an interval
-// against the kill switch, Bonferroni's α over cells and checkpoints, and the
-// further rounds an open case needs. The rule, in words:
-//   FALSIFIED only when the interval's lower bound L > kill switch;
-//   HOLDS only when its upper bound U < kill switch;
-//   otherwise INCONCLUSIVE, with its reason and the rounds predicted to settle it;
-//   NOT_APPLICABLE when the backend cannot measure a term the form needs.
+// Rule version 6, the only rule: per cell (form, k, batch, context) the paired
+// log-ratios d_r = ln(measured t_step / prediction on the same round's
+// anchors), one per round in execution order.
+//   margin      δ = ln(1 + K), symmetric in logs;
+//   estimate    the median of d over rounds (the typical step), reported as
+//               exp(median) − 1, with the mean ratio − 1 beside it;
+//   intervals   the sign test's distribution-free interval for a median, on
+//               the medians of consecutive blocks of `block_rounds` rounds
+//               (odd, so a block median's median is the rounds' median; blocks
+//               keep the interval's coverage when adjacent rounds correlate);
+//   HOLDS       the 1 − 2α interval lies inside (−δ, δ): two one-sided tests
+//               at α, so no split;
+//   FALSIFIED   the 1 − α/m interval lies wholly outside [−δ, δ], m the form's
+//               cells over every k (each form is its own family);
+//   INCONCLUSIVE otherwise, with its reason.
+// A form at k HOLDS when every cell holds and the A/A holds, is FALSIFIED when
+// some cell is, and is INCONCLUSIVE otherwise. MAPE over cells and the worst
+// cell are descriptive. docs/STATISTICS.md states the rule in full.
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -17,80 +29,64 @@ enum class Outcome { holds, falsified, inconclusive, not_applicable };
 std::string_view to_string(Outcome outcome);  // "HOLDS", "FALSIFIED", "INCONCLUSIVE", "NOT_APPLICABLE"
 
 enum class InconclusiveReason {
-  none,                 // the outcome is not INCONCLUSIVE
-  straddles_threshold,  // L ≤ kill switch ≤ U
-  drift,                // paired and calibration-time verdicts are opposite
-  rank_imbalance,       // same-node spread bound above half the kill switch (k > 1)
-  noise_floor,          // the k = 1 A/A control does not HOLD
-  underpowered,         // power check or no_speedup control failed at this k: no HOLDS
-  too_few_rounds,       // fewer rounds than the interval needs at this α
+  none,              // the outcome is not INCONCLUSIVE
+  straddles_margin,  // an interval reaches across ±δ
+  too_few_rounds,    // fewer blocks than the interval needs at its level
+  aa_not_held,       // every cell holds, but the A/A control does not: no HOLDS
 };
-std::string_view to_string(InconclusiveReason reason);  // "", "straddles_threshold", "drift", ...
+std::string_view to_string(InconclusiveReason reason);  // "", "straddles_margin", ...
 
-// The statistic, interval and α spending a rule seals:
-//   5: as 4, the level drawn as the difference between two rounds' levels
-//      (cell_verdict.cpp), which is symmetric whatever the level does. Under
-//      4 each resample drew one round's deviation from the median level: on
-//      a machine that jumps between two levels and spends most rounds at one,
-//      those deviations all point one way, and where the calibration had met
-//      the other level they moved the sealed error further from the paired
-//      one instead of toward it (docs/STATISTICS.md, "Two levels").
-//   4: as 3, with the calibration-time interval (the drift gate's) widened by
-//      the level the paired predictions moved through over the rounds: each
-//      resample also draws one round's level (cell_verdict.cpp). Under 3 that
-//      interval took the sealed numbers as exact, so a machine whose level
-//      wanders by more than the kill switch between calibration and
-//      measurement read a right form as FALSIFIED there and gated it as drift.
-//   3: median first (form_error.hpp): per cell the median over rounds of the
-//      paired log-ratio, the form's error the mean of their absolute values,
-//      its interval from resampling whole rounds; α spent over the looks by
-//      O'Brien–Fleming (alpha_spending.hpp), Bonferroni over the cells; the
-//      same-node control localizes and never gates.
-//   2: the median over rounds of the per-round MAPE with its order-statistic
-//      interval; α split by Bonferroni over cells × checkpoints; a same-node
-//      spread above K/2 withholds every verdict at k > 1. Kept so that a file
-//      sealed under it is judged by the rule it sealed.
-inline constexpr int kDecisionRuleVersion = 5;
+inline constexpr int kDecisionRuleVersion = 6;
+inline constexpr int kDefaultBlockRounds = 5;
 
 struct DecisionRule {
   int version = kDecisionRuleVersion;
-  double kill_switch_pct = 15.0;
-  double family_alpha = 0.05;                // shared by every judged cell and look
-  std::vector<int> checkpoints{8, 16, 32};   // rounds at which cells are judged; the last is the maximum
-  // Version 3: the resampling of whole rounds behind every interval and
-  // p_exceeds (at least this many resamples; more for a small α). Version 2:
-  // the block bootstrap of p_exceeds.
-  BlockBootstrapOptions bootstrap{10000};
-  int max_rounds() const { return checkpoints.back(); }
+  double kill_switch_pct = 15.0;           // K, in percent
+  double family_alpha = 0.05;              // α
+  int block_rounds = kDefaultBlockRounds;  // rounds per block median
+  double margin_log() const;               // δ = ln(1 + K/100)
 };
 
-// UsageError naming the bad value: a version outside 2..kDecisionRuleVersion,
-// kill switch outside (0, 1000] %, α outside (0, 1), bootstrap resamples not positive or a negative block length, no
-// checkpoints, or checkpoints not positive and strictly increasing.
+// UsageError naming the bad value: a version other than 6, K outside
+// (0, 1000] %, α outside (0, 0.5), or a block length that is not a positive odd number.
 void validate_decision_rule(const DecisionRule& rule);
 
-// α of one interval at the look after `rounds_done` rounds. Version 3: the
-// look's share of the family α (look_alpha; `final_look` when the look ends
-// the study) over the judged cells. Version 2: family_alpha / (judged_cells ×
-// checkpoints), whatever the look.
-double decision_alpha(const DecisionRule& rule, int judged_cells, int rounds_done, bool final_look);
+// The medians of consecutive blocks of `block_rounds` values, in order; a
+// trailing partial block is left out.
+std::vector<double> block_medians(std::span<const double> values, int block_rounds);
 
-struct IntervalDecision {
+// One cell judged on its rounds' log-ratios.
+struct CellJudgement {
   Outcome outcome = Outcome::inconclusive;
   InconclusiveReason reason = InconclusiveReason::none;
+  int rounds = 0;
+  double median_log = 0;      // median over rounds of d
+  double error_pct = 0;       // (exp(median_log) − 1) × 100: > 0 when the step is slower than predicted
+  double mean_ratio_pct = 0;  // (mean over rounds of exp(d) − 1) × 100
+  RoundInterval hold;         // 1 − 2α on block medians of d
+  RoundInterval falsify;      // 1 − α/m on block medians of d
 };
 
-// The rule on the interval alone: too_few_rounds when it is not formed.
-IntervalDecision decide_on_interval(const RoundInterval& interval, double kill_switch_pct);
+// `log_ratios` non-empty and finite; `family_cells` (m) ≥ 1.
+CellJudgement judge_cell(std::span<const double> log_ratios, const DecisionRule& rule, int family_cells);
 
-inline constexpr int kRoundsNeededUnknown = -1;  // the estimate sits on (or within a hair of) the threshold
+// The largest |error| in percent that a cell's 1 − 2α interval allows; NaN
+// when the interval is not formed.
+double cell_error_bound_pct(const CellJudgement& cell);
 
-// Further rounds until the interval clears the kill switch, assuming its
-// half-width on the side facing the threshold shrinks as 1/√n: n' =
-// ⌈n·(w / |estimate − K|)²⌉, at least one more round. 0 when the interval
-// already clears it; min_rounds_for_median_interval(alpha) − n when it is
-// not formed; kRoundsNeededUnknown when the estimate equals the threshold
-// or the prediction exceeds a million rounds.
-int rounds_needed(const RoundInterval& interval, double kill_switch_pct, double alpha);
+// A form at one k over its cells (grid order).
+struct FormAtK {
+  Outcome outcome = Outcome::inconclusive;
+  InconclusiveReason reason = InconclusiveReason::none;
+  std::vector<CellJudgement> cells;
+  int worst_cell = 0;             // largest |median_log|
+  double mape_pct = 0;            // mean over cells of |error_pct|
+  double error_bound_pct = 0;     // the largest cell_error_bound_pct; NaN when some interval is not formed
+};
+
+// FALSIFIED when some cell is; HOLDS when every cell holds and `aa_holds`;
+// otherwise INCONCLUSIVE with the first open cell's reason (aa_not_held when
+// only the A/A withholds). `cells` non-empty.
+FormAtK judge_form_at_k(std::vector<CellJudgement> cells, bool aa_holds);
 
 }  // namespace tpb

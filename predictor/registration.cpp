@@ -161,7 +161,7 @@ std::string registration_json(const Registration& r) {
       {"calibration_inputs", calibration},
       {"predictions", predictions},
       {"decision", decision_json(r)}};
-  if (r.design) document["decision_rule"] = rounds_design_json(*r.design);
+  document["decision_rule"] = rounds_design_json(r.design);
   if (r.transfer) document["transfer"] = transfer_source_json(*r.transfer);
   return document.dump(2) + "\n";
 }
@@ -175,9 +175,10 @@ Registration parse_registration(std::string_view json_text) {
   }
   Registration r;
   r.version = field<int>(doc, "registration_version");
-  if (r.version < kOldestRegistrationVersion || r.version > kRegistrationVersion)
-    throw UsageError(fmt::format("registration version {} (this tpbench reads {} to {})", r.version,
-                                 kOldestRegistrationVersion, kRegistrationVersion));
+  if (r.version != kRegistrationVersion)
+    throw UsageError(fmt::format("registration version {} was sealed under a retired decision rule; this tpbench "
+                                 "judges only registration version {}: calibrate and register the study again",
+                                 r.version, kRegistrationVersion));
   r.registered_at = field<std::string>(doc, "registered_at");
   r.tool_version = field<std::string>(doc, "tool_version");
   const auto& w = section(doc, "workload");
@@ -200,8 +201,7 @@ Registration parse_registration(std::string_view json_text) {
   for (const auto& p : section(doc, "predictions")) r.predictions.push_back(parse_prediction(p));
   // Registrations sealed before the decision existed carry none.
   if (doc.contains("decision")) parse_decision(doc.at("decision"), r);
-  // Version 1 (a single pass judged by the point rule) has no sealed measurement design.
-  if (doc.contains("decision_rule")) r.design = parse_rounds_design(doc.at("decision_rule"));
+  r.design = parse_rounds_design(section(doc, "decision_rule"));
   // Only a study that registered `transfer` carries A's calibration.
   if (doc.contains("transfer")) r.transfer = parse_transfer_source(doc.at("transfer"));
   return r;

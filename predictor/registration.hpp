@@ -16,17 +16,9 @@
 
 namespace tpb {
 
-// 5: decision rule version 5: the calibration-time evaluation draws the
-//    level as the difference between two rounds' levels.
-// 4: decision rule version 4: the calibration-time evaluation (the drift
-//    gate's) also resamples the level the paired predictions moved through.
-// 3: the median-first statistic, α spent over the looks, and the planned
-//    rounds (decision_rule.round_plan); the same-node control localizes.
-// 2: the measurement design and decision rule ("decision_rule") are sealed too.
-// 1: a single pass, the point rule.
-// Every version still reads, and is judged by the rule it sealed.
-inline constexpr int kRegistrationVersion = 5;
-inline constexpr int kOldestRegistrationVersion = 1;
+// 6: rule version 6 (decision_rule.hpp), the only one: a registration of
+//    an earlier version (1 to 5, retired rules) is refused, not judged.
+inline constexpr int kRegistrationVersion = 6;
 
 // The declared workload: which decoder, on what, how many samples.
 struct Workload {
@@ -102,7 +94,7 @@ struct Registration {
   CalibrationSource source;
   std::vector<CellInputs> calibration;
   std::vector<CellPrediction> predictions;
-  std::optional<RoundsDesign> design;  // rounds, seed, rule, α, checkpoints; absent in version 1
+  RoundsDesign design;  // rounds, seed, the rule, α
   DecisionDeclaration decision;
   std::vector<ModelledDegree> modelled_degrees;
   // `transfer` is registered (register --transfer-from): calibrated on another model.

@@ -3,57 +3,90 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <optional>
+#include <cmath>
 
 #include "common/error.hpp"
 #include "predictor/form_applicability.hpp"
 #include "predictor/model_forms.hpp"
-#include "predictor/paired_errors.hpp"
 #include "predictor/round_localization.hpp"
+#include "predictor/statistics.hpp"
 
 namespace tpb {
 namespace {
 
 template <typename Map, typename Key>
-const typename Map::mapped_type& at(const Map& map, const Key& key, const char* what, int round) {
+const typename Map::mapped_type& at(const Map& map, const Key& key, const char* what) {
   const auto found = map.find(key);
   if (found == map.end())
-    throw_error("tpbench", 1, fmt::format("round {} has no {} measurement for a registered cell", round, what),
-                __FILE__, __LINE__);
+    throw_error("tpbench", 1, fmt::format("a round has no {} measurement for a registered cell", what), __FILE__,
+                __LINE__);
   return found->second;
 }
 
-// Per round, the grid cells of (form, k): measured, paired and sealed.
-std::vector<std::vector<RoundCellTimes>> form_rounds(const Registration& r, const ModelForm& form, int k,
-                                                     const std::vector<RoundObservation>& rounds) {
-  std::vector<std::vector<RoundCellTimes>> out;
-  for (std::size_t i = 0; i < rounds.size(); ++i) {
-    const RoundObservation& round = rounds[i];
-    std::vector<RoundCellTimes> cells;
-    for (int b : r.grid.batch)
-      for (int c : r.grid.context) {
-        const CellInputs& sealed = find_cell_inputs(r, k, b, c);
-        cells.push_back({at(round.step_us, DegreeCell{k, b, c}, "TP-k step", static_cast<int>(i)),
-                         form.predict(paired_inputs(sealed, round)).t_step_us,
-                         find_prediction(r, form.name, k, b, c).prediction.t_step_us});
+// Per cell of (form, k) in grid order, its rounds' d = ln(measured /
+// paired prediction) and ln(measured / sealed prediction).
+struct CellSeries {
+  std::vector<double> paired, sealed;
+};
+
+std::vector<CellSeries> form_series(const Registration& r, const ModelForm& form, int k,
+                                    const std::vector<RoundObservation>& rounds) {
+  std::vector<CellSeries> out;
+  for (int b : r.grid.batch)
+    for (int c : r.grid.context) {
+      const CellInputs& sealed = find_cell_inputs(r, k, b, c);
+      const double sealed_us = find_prediction(r, form.name, k, b, c).prediction.t_step_us;
+      CellSeries series;
+      for (const RoundObservation& round : rounds) {
+        const double measured = at(round.step_us, DegreeCell{k, b, c}, "TP-k step");
+        const double paired_us = form.predict(paired_inputs(sealed, round)).t_step_us;
+        TPB_CHECK(measured > 0 && paired_us > 0 && sealed_us > 0,
+                  fmt::format("{} k={} b={} c={}: measured {} us against predictions {} and {} us", form.name, k, b,
+                              c, measured, paired_us, sealed_us));
+        series.paired.push_back(std::log(measured / paired_us));
+        series.sealed.push_back(std::log(measured / sealed_us));
       }
-    out.push_back(std::move(cells));
-  }
+      out.push_back(std::move(series));
+    }
   return out;
 }
 
-// rounds × cells of the measured TP-k step, for the power check.
-std::vector<std::vector<double>> measured_rounds(const Registration& r, int k,
-                                                 const std::vector<RoundObservation>& rounds) {
-  std::vector<std::vector<double>> out;
-  for (std::size_t i = 0; i < rounds.size(); ++i) {
-    std::vector<double> cells;
-    for (int b : r.grid.batch)
-      for (int c : r.grid.context)
-        cells.push_back(at(rounds[i].step_us, DegreeCell{k, b, c}, "TP-k step", static_cast<int>(i)));
-    out.push_back(std::move(cells));
-  }
-  return out;
+AaControl judge_aa(const Registration& r, const DecisionRule& rule, const std::vector<RoundObservation>& rounds) {
+  std::vector<AaCell> cells;
+  for (int b : r.grid.batch)
+    for (int c : r.grid.context) {
+      const std::size_t ranks = at(rounds.front().step1_rank_us, GridCell{b, c}, "TP-1 step").size();
+      for (std::size_t rank = 0; rank < ranks; ++rank) {
+        std::vector<double> d;
+        for (const RoundObservation& round : rounds) {
+          const auto& step = at(round.step1_rank_us, GridCell{b, c}, "TP-1 step");
+          const auto& compute = at(round.compute1_rank_us, GridCell{b, c}, "TP-1 --no-comm");
+          TPB_CHECK(step.size() == ranks && compute.size() >= ranks,
+                    fmt::format("a round holds TP-1 of {} and {} ranks, the first {}", step.size(), compute.size(),
+                                ranks));
+          d.push_back(std::log(step[rank] / compute[rank]));
+        }
+        cells.push_back({static_cast<int>(rank), b, c, judge_cell(d, rule, 1)});
+      }
+    }
+  return aa_control(std::move(cells));
+}
+
+std::optional<RoundInterval> same_node_spread(const Registration& r, const std::vector<RoundObservation>& rounds,
+                                              double alpha) {
+  std::optional<RoundInterval> widest;
+  for (int b : r.grid.batch)
+    for (int c : r.grid.context) {
+      std::vector<std::vector<double>> ranks;
+      for (const RoundObservation& round : rounds) {
+        const auto found = round.step1_rank_us.find(GridCell{b, c});
+        if (found != round.step1_rank_us.end() && found->second.size() >= 2) ranks.push_back(found->second);
+      }
+      if (ranks.size() != rounds.size()) continue;
+      const RoundInterval spread = same_node_spread_interval(ranks, alpha);
+      if (!widest || spread.estimate > widest->estimate) widest = spread;
+    }
+  return widest;
 }
 
 // Per round, the straggler evidence of degree k over the grid; none when a
@@ -61,13 +94,13 @@ std::vector<std::vector<double>> measured_rounds(const Registration& r, int k,
 std::optional<std::vector<StragglerRound>> straggler_rounds(const Registration& r, int k,
                                                             const std::vector<RoundObservation>& rounds) {
   std::vector<StragglerRound> out;
-  for (std::size_t i = 0; i < rounds.size(); ++i) {
+  for (const RoundObservation& observed : rounds) {
     StragglerRound round;
     for (int b : r.grid.batch)
       for (int c : r.grid.context) {
-        const auto waits = rounds[i].rank_collective_us.find(DegreeCell{k, b, c});
-        if (waits == rounds[i].rank_collective_us.end() || waits->second.size() < 2) return std::nullopt;
-        round.step_us.push_back(at(rounds[i].step_us, DegreeCell{k, b, c}, "TP-k step", static_cast<int>(i)));
+        const auto waits = observed.rank_collective_us.find(DegreeCell{k, b, c});
+        if (waits == observed.rank_collective_us.end() || waits->second.size() < 2) return std::nullopt;
+        round.step_us.push_back(at(observed.step_us, DegreeCell{k, b, c}, "TP-k step"));
         round.rank_collective_us.push_back(waits->second);
       }
     out.push_back(std::move(round));
@@ -77,129 +110,72 @@ std::optional<std::vector<StragglerRound>> straggler_rounds(const Registration& 
 
 }  // namespace
 
+double group_max(const std::vector<double>& per_rank, int k) {
+  TPB_CHECK(k >= 1 && per_rank.size() >= static_cast<std::size_t>(k),
+            fmt::format("the slowest of {} ranks among {} measured", k, per_rank.size()));
+  return *std::max_element(per_rank.begin(), per_rank.begin() + k);
+}
+
 FormInputs paired_inputs(const CellInputs& sealed, const RoundObservation& round) {
   FormInputs in = sealed.inputs;
-  const DegreeCell cell{in.k, sealed.batch, sealed.context};
-  in.t_compute1_us = at(round.compute1_us, GridCell{sealed.batch, sealed.context}, "TP-1 --no-comm anchor", -1);
-  in.t_replay_us = at(round.replay_us, cell, "shard replay anchor", -1);
-  in.t_host_us = at(round.host_us, cell, "host time anchor", -1);
+  const int k = in.k;
+  const GridCell grid_cell{sealed.batch, sealed.context};
+  const DegreeCell cell{k, sealed.batch, sealed.context};
+  in.t_compute1_us = group_max(at(round.compute1_rank_us, grid_cell, "TP-1 --no-comm anchor"), k);
+  in.t_replay_us = k == 1 ? in.t_compute1_us : group_max(at(round.replay_rank_us, cell, "shard replay anchor"), k);
+  in.t_host_us = group_max(at(round.host_rank_us, cell, "host time anchor"), k);
   return in;  // the collective fits stay sealed: the sweeps are not repeated per round
 }
 
-bool counted_in_family(int rule_version, std::string_view form, int k) {
-  return rule_version == 2 || k != 1 || (form != "replay" && form != "no_speedup");
+int form_family_cells(const Grid& grid) {
+  return static_cast<int>(grid.tp.size() * grid.batch.size() * grid.context.size());
 }
 
-int family_cell_count(int rule_version, BackendKind backend, const std::vector<int>& tp,
-                      const std::vector<ModelForm>& forms) {
-  int cells = 0;
-  for (const ModelForm& form : forms)
-    for (int k : tp)
-      cells += not_applicable_reason(form.name, backend).empty() && counted_in_family(rule_version, form.name, k);
-  return cells;
-}
-
-RoundsEvaluation evaluate_rounds(const Registration& r, const RoundsDesign& design,
-                                 const std::vector<RoundObservation>& rounds, bool final_look) {
+RoundsEvaluation evaluate_rounds(const Registration& r, const std::vector<RoundObservation>& rounds) {
   TPB_CHECK(!rounds.empty(), "evaluation of zero rounds");
-  const DecisionRule& rule = design.rule;
   RoundsEvaluation out;
-  out.rule_version = rule.version;
+  out.rule = r.design.rule;
   out.rounds = static_cast<int>(rounds.size());
-  out.final_look = final_look;
+  out.blocks = out.rounds / out.rule.block_rounds;
+  out.family_cells = form_family_cells(r.grid);
+  const double report_alpha = 2.0 * out.rule.family_alpha;  // the reported intervals: 1 − 2α, as HOLDS uses
 
-  // Evidence of every (form, k), and the count of the α family.
-  struct Pending {
-    const ModelForm* form;
-    int k;
-    CellEvidence evidence;
-  };
-  std::vector<Pending> pending;
-  const BackendKind backend = parse_backend_kind("registered backend", r.workload.backend);
-  const std::vector<ModelForm> forms = registered_forms(r);
-  for (const ModelForm& form : forms)
-    for (int k : r.grid.tp) {
-      Pending p{&form, k, {}};
-      p.evidence.not_applicable_reason = not_applicable_reason(form.name, backend);
-      p.evidence.applicable = p.evidence.not_applicable_reason.empty();
-      if (p.evidence.applicable) {
-        const auto times = form_rounds(r, form, k, rounds);
-        if (rule.version == 2)
-          p.evidence.errors = paired_round_errors(times);
-        else
-          p.evidence.log_ratios = paired_log_ratios(times);
-      }
-      pending.push_back(std::move(p));
-    }
-  out.judged_cells = family_cell_count(rule.version, backend, r.grid.tp, forms);
-  TPB_CHECK(out.judged_cells > 0, "no model form is applicable on this backend");
-  out.alpha = decision_alpha(rule, out.judged_cells, out.rounds, final_look);
-
-  // Controls first. Positive: the A/A cells at k = 1 (version 3: ideal alone,
-  // replay being the same prediction there).
-  RoundsControls& controls = out.controls;
-  std::vector<CellEvidence> aa;
-  for (const Pending& p : pending)
-    if (p.k == 1 && p.evidence.applicable &&
-        (p.form->name == "ideal" || (rule.version == 2 && p.form->name == "replay")))
-      aa.push_back(p.evidence);
-  controls.aa_run = !aa.empty();
-  if (controls.aa_run) {
-    const AaControl control = aa_control(aa, rule, out.alpha);
-    controls.aa_holds = control.holds;
-    controls.aa_formed = control.formed;
-    controls.aa_upper_pct = control.upper_pct;
-  }
-
-  // Negative: no_speedup at k > 1, and the power check at every k.
-  for (const Pending& p : pending)
-    if (p.form->name == "no_speedup" && p.evidence.applicable)
-      controls.no_speedup[p.k] = judge_cell(p.evidence, CellGates{}, rule, out.alpha).paired_outcome;
-  for (int k : r.grid.tp) {
-    bool powered = false;
-    if (rounds.size() >= 2) {
-      const PowerCheck power = power_check(measured_rounds(r, k, rounds), rule, out.alpha);
-      controls.power[k] = power;
-      powered = k_has_power(k, power, controls.no_speedup.count(k) ? controls.no_speedup[k] : Outcome::inconclusive);
-    }
-    if (!powered) controls.unpowered_k.push_back(k);
-  }
-
-  // Same-node: the widest spread of TP-1 across the ranks over the grid
-  // cells. It gates only under version 2; version 3 reports it and localizes
-  // with the straggler term below.
-  for (int b : r.grid.batch)
-    for (int c : r.grid.context) {
-      std::vector<std::vector<double>> ranks;
-      for (const RoundObservation& round : rounds) {
-        const auto found = round.same_node_rank_us.find(GridCell{b, c});
-        if (found != round.same_node_rank_us.end() && found->second.size() >= 2) ranks.push_back(found->second);
-      }
-      if (ranks.size() != rounds.size()) continue;
-      const RoundInterval spread = same_node_spread_interval(ranks, out.alpha);
-      if (!controls.same_node_run || !spread.formed || spread.high > controls.same_node_spread_pct.high)
-        controls.same_node_spread_pct = spread;
-      controls.same_node_run = true;
-      controls.rank_imbalance =
-          rule.version == 2 && (controls.rank_imbalance || rank_imbalance(spread, rule.kill_switch_pct));
-    }
-
+  out.aa = judge_aa(r, out.rule, rounds);
+  out.same_node_spread_pct = same_node_spread(r, rounds, report_alpha);
   for (int k : r.grid.tp)
     if (k > 1)
       if (const auto rounds_of_k = straggler_rounds(r, k, rounds))
-        out.straggler[k] = straggler_term(*rounds_of_k, out.alpha, rule.kill_switch_pct);
+        out.straggler[k] = straggler_term(*rounds_of_k, report_alpha, out.rule.kill_switch_pct);
 
-  const StudyControls gates_source{controls.aa_holds, controls.aa_upper_pct, controls.rank_imbalance,
-                                   controls.unpowered_k};
-  for (const Pending& p : pending) {
-    CellVerdict verdict = judge_cell(p.evidence, gates_for(p.k, gates_source), rule, out.alpha);
-    const auto straggler = out.straggler.find(p.k);
-    if (verdict.outcome == Outcome::falsified && straggler != out.straggler.end() && verdict.signed_error_pct > 0)
-      verdict.explained_by = straggler_explanation(straggler->second, verdict.error_ci_low_pct);
-    out.cells.push_back({std::string(p.form->name), p.k, std::move(verdict),
-                         p.evidence.applicable ? localize_rounds(r, *p.form, p.k, rounds) : std::nullopt});
-  }
+  const BackendKind backend = parse_backend_kind("registered backend", r.workload.backend);
+  for (const ModelForm& form : registered_forms(r))
+    for (int k : r.grid.tp) {
+      FormKVerdict verdict;
+      verdict.form = form.name;
+      verdict.k = k;
+      verdict.not_applicable_reason = not_applicable_reason(form.name, backend);
+      if (!verdict.not_applicable_reason.empty()) {
+        verdict.outcome = Outcome::not_applicable;
+        out.cells.push_back(std::move(verdict));
+        continue;
+      }
+      std::vector<CellJudgement> cells;
+      for (const CellSeries& series : form_series(r, form, k, rounds)) {
+        cells.push_back(judge_cell(series.paired, out.rule, out.family_cells));
+        verdict.sealed_error_pct.push_back(std::expm1(median(series.sealed)) * 100.0);
+      }
+      verdict.judged = judge_form_at_k(std::move(cells), out.aa.holds);
+      verdict.outcome = verdict.judged.outcome;
+      verdict.localized = localize_rounds(r, form, k, rounds);
+      out.cells.push_back(std::move(verdict));
+    }
   return out;
+}
+
+const FormKVerdict& find_verdict(const RoundsEvaluation& evaluation, std::string_view form, int k) {
+  for (const FormKVerdict& cell : evaluation.cells)
+    if (cell.form == form && cell.k == k) return cell;
+  throw_error("tpbench", 1, fmt::format("no verdict for form {} at k={}", form, k), __FILE__, __LINE__);
 }
 
 }  // namespace tpb

@@ -18,33 +18,28 @@ struct TermSeries {
 std::optional<Localization> localize_rounds(const Registration& r, const ModelForm& form, int k,
                                             const std::vector<RoundObservation>& rounds) {
   if (k == 1) return std::nullopt;
-  const char* names[] = {"compute", "collective", "straggler"};
-  std::vector<TermComparison> terms;
+  std::vector<TermComparison> terms{{"compute", 0.0, 0.0}, {"collective", 0.0, 0.0}};
   double step_sum = 0;
   int cells = 0;
-  for (const char* name : names) terms.push_back({name, 0.0, 0.0});
   for (int b : r.grid.batch)
     for (int c : r.grid.context) {
       const DegreeCell cell{k, b, c};
-      TermSeries compute, collective, straggler;
+      TermSeries compute, collective;
       std::vector<double> step;
       for (const RoundObservation& round : rounds) {
-        const auto nocomm = round.nocomm_fastest_us.find(cell);
+        const auto nocomm = round.nocomm_rank_us.find(cell);
         const auto waits = round.rank_collective_us.find(cell);
-        if (nocomm == round.nocomm_fastest_us.end() || waits == round.rank_collective_us.end() ||
+        if (nocomm == round.nocomm_rank_us.end() || waits == round.rank_collective_us.end() ||
             waits->second.size() < 2)
           return std::nullopt;
         const Prediction p = form.predict(paired_inputs(find_cell_inputs(r, k, b, c), round));
-        const auto [least, most] = std::minmax_element(waits->second.begin(), waits->second.end());
-        compute.measured.push_back(nocomm->second);
+        compute.measured.push_back(group_max(nocomm->second, k));
         compute.predicted.push_back(p.terms.compute_us);
-        collective.measured.push_back(*least);
+        collective.measured.push_back(*std::min_element(waits->second.begin(), waits->second.end()));
         collective.predicted.push_back(p.terms.collective_us);
-        straggler.measured.push_back(*most - *least);
-        straggler.predicted.push_back(0.0);
         step.push_back(round.step_us.at(cell));
       }
-      const TermSeries* series[] = {&compute, &collective, &straggler};
+      const TermSeries* series[] = {&compute, &collective};
       for (std::size_t t = 0; t < terms.size(); ++t) {
         terms[t].measured_us += median(series[t]->measured);
         terms[t].predicted_us += median(series[t]->predicted);

@@ -1,17 +1,13 @@
 #pragma once
-// Which term broke, from the rounds: per (form, k), each term the rounds
+// Which term broke, from the rounds: per (form, k > 1), each term the rounds
 // measure against the share the form predicted for it on the same round's
 // anchors, as a grid mean of medians over rounds. The terms: compute (the
-// TP-k step with its collectives ablated, its fastest rank: the compute of a
-// rank nothing held back), collective (the slowest rank's time inside the
-// collectives: it waits for nobody) and straggler (how much later than the
-// fastest rank the slowest arrived: the longest wait inside the collectives
-// less the shortest; predicted 0 by every form). Compute + straggler is the
-// slowest rank's compute, so a rank a neighbour descheduled shows in the
-// straggler, not in compute, and a step every rank computes slower shows in
-// compute. The host
-// term is not measured per round (the TP-k step's issue time is not split
-// from its work there), so it is left out rather than read as 0.
+// TP-k step with its collectives ablated, its slowest rank: the anchors are
+// the group's slowest too, so a straggler is priced in compute once, not
+// again as a term of its own) and collective (the slowest rank's time inside
+// the collectives: it waits for nobody). The host term is not measured per
+// round (the TP-k step's issue time is not split from its work there), so it
+// is left out rather than read as 0.
 #include <optional>
 #include <vector>
 

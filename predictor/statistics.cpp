@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <random>
 
 #include "common/error.hpp"
@@ -65,6 +66,20 @@ double mape_pct(std::span<const double> predicted, std::span<const double> measu
   double sum = 0.0;
   for (std::size_t i = 0; i < predicted.size(); ++i) sum += std::abs(signed_error_pct(predicted[i], measured[i]));
   return sum / static_cast<double>(predicted.size());
+}
+
+double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::numbers::sqrt2); }
+
+double normal_quantile(double p) {
+  TPB_CHECK(p > 0.0 && p < 1.0, fmt::format("normal quantile of {} outside (0, 1)", p));
+  // Bisection on the distribution function: slow but exact to the double's
+  // resolution and free of any approximation's error bound.
+  double low = -40.0, high = 40.0;
+  for (int i = 0; i < 200 && high - low > 1e-13; ++i) {
+    const double middle = 0.5 * (low + high);
+    (normal_cdf(middle) < p ? low : high) = middle;
+  }
+  return 0.5 * (low + high);
 }
 
 }  // namespace tpb

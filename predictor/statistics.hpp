@@ -34,6 +34,10 @@ ConfidenceInterval bootstrap_median_ci(std::span<const double> sample, const Boo
 // positive when the model predicts a slower step than measured.
 double signed_error_pct(double predicted, double measured);
 
+// Standard normal distribution function and its inverse (p in (0, 1)).
+double normal_cdf(double z);
+double normal_quantile(double p);
+
 // Mean absolute percentage error over paired predictions and measurements.
 double mape_pct(std::span<const double> predicted, std::span<const double> measured);
 

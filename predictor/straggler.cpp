@@ -51,17 +51,4 @@ StragglerTerm straggler_term(const std::vector<StragglerRound>& rounds, double a
   return term;
 }
 
-std::string straggler_explanation(const StragglerTerm& term, double error_low_pct) {
-  if (!(error_low_pct > 0.0)) return "";
-  const double share_of_step_pct = error_low_pct / (1.0 + error_low_pct / 100.0);
-  const auto reaches = [share_of_step_pct](const RoundInterval& i) {
-    return i.rounds > 0 && (i.formed ? i.high : i.estimate) >= share_of_step_pct;
-  };
-  if (reaches(term.straggler_pct)) return "straggler";
-  if (term.systematic_rank >= 0 &&
-      reaches(term.ranks.at(static_cast<std::size_t>(term.systematic_rank)).slowdown_pct))
-    return fmt::format("rank {} slower", term.systematic_rank);
-  return "";
-}
-
 }  // namespace tpb

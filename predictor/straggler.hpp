@@ -3,7 +3,8 @@
 // collectives. Every rank leaves an all-reduce together, so a rank that
 // computes longer waits less; per rank, its time inside the collectives
 // against the group's tells how much later than the fastest rank it arrived.
-// The same-node control no longer gates a verdict: this term localizes one.
+// Reported beside the verdict, never a gate: the anchors are priced on the
+// group's slowest rank already (round_evaluation.hpp).
 #include <string>
 #include <vector>
 
@@ -36,14 +37,5 @@ struct StragglerTerm {
 
 // Intervals at `alpha` (median_order_statistic_interval). `rounds` non-empty.
 StragglerTerm straggler_term(const std::vector<StragglerRound>& rounds, double alpha, double kill_switch_pct);
-
-// What in the straggler evidence can account for a step slower than
-// predicted by at least `error_low_pct` % of the prediction, i.e. by
-// L / (1 + L) of the measured step, the unit these terms are in: "straggler"
-// when the term's upper bound reaches it, "rank R slower" when a systematic
-// slow rank's slowdown does (a slowed rank raises the mean compute too, so
-// E[max] − mean shows only part of what waiting for it costs); empty when
-// neither does.
-std::string straggler_explanation(const StragglerTerm& term, double error_low_pct);
 
 }  // namespace tpb

@@ -1,12 +1,12 @@
 #pragma once
 // The measurement design a study declares before calibration and seals in its
-// registration: how many rounds (MIN:MAX), the time budget, the seed of the
-// visiting order, and the decision rule with its checkpoints and α. Nothing
-// here may change after registration (results/custody.hpp refuses it).
+// registration: the N rounds it runs, the time budget that only guards them,
+// the seed of the visiting order, the anchor convention and the decision rule
+// (decision_rule.hpp). A fixed design: no interim look, and nothing here may
+// change after registration (results/custody.hpp refuses it).
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -15,50 +15,44 @@
 
 namespace tpb {
 
+// Each anchor of a TP-k cell, per round, is the slowest of the group's ranks.
+inline constexpr const char* kAnchorConvention = "per_round_group_max";
+inline constexpr int kDefaultRounds = 80;
+
 struct RoundsDesign {
-  int min_rounds = 10;          // the first checkpoint
-  int max_rounds = 20;          // --rounds' MAX: the planned rounds never exceed it
-  double time_budget_s = 0;     // measurement rounds stop at the first checkpoint past it; 0: none
+  int rounds = kDefaultRounds;       // N: the study runs them all unless the time budget ends it first
+  double time_budget_s = 0;          // a guard: ends the study early, and the verdict says so; 0: none
   std::uint64_t order_seed = 20240;  // Fisher–Yates seed of the visiting order (visit_order.hpp)
-  DecisionRule rule;            // kill switch, family α, checkpoints (the last: the planned N), resampling
-  std::optional<RoundPlan> plan;  // version 3: the power analysis that chose N
+  DecisionRule rule;
+  std::optional<RoundPlan> plan;     // what N can resolve, said before measuring
 };
 
-// The rule of `version` in words: "falsified_when" in predictions.json, the
-// report and the design's "rule" field.
-std::string decision_rule_text(int version);
+// The rule in words: "falsified_when" in predictions.json, the report and the
+// design's "rule" field.
+std::string decision_rule_text(const DecisionRule& rule);
 
-// Seals `plan` into the design: checkpoints MIN, 2·MIN, … below the planned
-// N, then N.
-void apply_round_plan(RoundsDesign& design, const RoundPlan& plan);
+// "--rounds N": UsageError naming the value.
+int parse_rounds(const std::string& text);
 
-// Checkpoints MIN, 2·MIN, 4·MIN, ... below MAX, then MAX: few looks (each
-// costs α under Bonferroni), the first as early as the design allows.
-std::vector<int> checkpoints_between(int min_rounds, int max_rounds);
+// The design for a declared study. UsageError when the rule is not valid.
+RoundsDesign make_rounds_design(int rounds, double time_budget_s, std::uint64_t seed, double kill_switch_pct);
 
-// "--rounds MIN:MAX" (or a single N for MIN = MAX = N). UsageError naming the value.
-void parse_rounds_range(const std::string& text, int* min_rounds, int* max_rounds);
-
-// The design for a declared study: checkpoints from MIN:MAX, the kill switch,
-// the bootstrap seed for p_exceeds. UsageError when the rule is not valid.
-RoundsDesign make_rounds_design(int min_rounds, int max_rounds, double time_budget_s, std::uint64_t seed,
-                                double kill_switch_pct);
-
-// The registration's "decision_rule" section and back (UsageError naming a missing field).
+// The registration's "decision_rule" section and back (UsageError naming a
+// missing field, or a rule this tool does not judge).
 nlohmann::ordered_json rounds_design_json(const RoundsDesign& design);
 RoundsDesign parse_rounds_design(const nlohmann::ordered_json& section);
 
 // What a later command claims about the design (each only when given).
 struct DesignClaims {
-  std::optional<int> min_rounds{}, max_rounds{};  // --rounds MIN:MAX
-  std::optional<double> time_budget_s{};          // --time-budget
-  std::optional<std::uint64_t> seed{};            // --seed
-  std::optional<double> kill_switch_pct{};        // --kill-switch
-  std::optional<double> family_alpha{};           // --alpha
+  std::optional<int> rounds{};                // --rounds
+  std::optional<double> time_budget_s{};      // --time-budget
+  std::optional<std::uint64_t> seed{};        // --seed
+  std::optional<double> kill_switch_pct{};    // --kill-switch
+  std::optional<double> family_alpha{};       // --alpha
 };
 
-// The first claim that differs from the sealed design, as "--rounds: 8:16
-// differs from the registered 10:20; ..."; empty when every claim matches.
+// The first claim that differs from the sealed design, as "--rounds: 40
+// differs from the registered 80; ..."; empty when every claim matches.
 std::string design_claims_difference(const RoundsDesign& sealed, const DesignClaims& claims);
 
 }  // namespace tpb
