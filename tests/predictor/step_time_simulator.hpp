@@ -1,33 +1,39 @@
 #pragma once
-// A simulator of the quick start's study on this machine, whose truth is
-// known. It lays one study out visit by visit (calibration rounds of the
-// anchors, then measurement rounds of the ten quick-start conditions in the
-// sealed Fisher–Yates order), draws every visit's single timed step from a
-// noise model fitted to measurements made here (tests/predictor/noise/), and
-// judges the rounds with evaluate_rounds, look by look, as the measure and
-// verdict stages do. "True error" is the TP-2 step's noise-free time against
-// the prediction on noise-free anchors.
+// The study-level simulator of the quick start on this machine, whose truth
+// is known: it lays one study out visit by visit (calibration rounds of the
+// anchors, then N measurement rounds of the ten quick-start conditions in
+// the sealed Fisher–Yates order), draws every rank's time in every visit
+// from a noise model fitted to measurements made here
+// (tests/predictor/noise/), and fills the RoundObservations that
+// evaluate_rounds judges under rule version 6: per-rank TP-1 steps (the A/A
+// on every rank), per-rank anchors (each priced on the group's slowest
+// rank), the TP-2 step as its slower rank plus the collectives.
+//
+// "True error" e of a grid cell: the TP-2 step's noise-free time, given the
+// ranks' states in its visit, against `ideal` (and `replay`) on noise-free
+// anchors measured in the same states: (C/2 · s + coll)(1 + e), C the cell's
+// t_compute(1) and s the slowest rank's slowdown factor.
 #include <array>
 #include <cstdint>
 #include <vector>
 
-#include "predictor/decision_rule.hpp"
 #include "predictor/registration.hpp"
 #include "predictor/round_evaluation.hpp"
 
 namespace tpb::sim {
 
-// The quick start's grid: k {1, 2} × batch {1, 4} × context 256, and per
-// grid cell the five conditions a round visits.
+// The quick start's grid: k {1, 2} × batch {1, 4} × context 256 on 2 ranks,
+// and per grid cell the five conditions a round visits.
 inline constexpr std::array<int, 2> kBatches{1, 4};
 inline constexpr int kContext = 256;
 inline constexpr int kGridCells = static_cast<int>(kBatches.size());
+inline constexpr int kRanks = 2;
 enum Condition { kStep1, kStep2, kNoComm2, kReplay2, kCompute1, kConditions };
 
-// One AR(1) process over the visit sequence, stationary at `log_sd`.
+// One AR(1) process, stationary at `log_sd`.
 struct Ar1 {
   double log_sd = 0;
-  double lag1 = 0;  // autocorrelation from one visit to the next
+  double lag1 = 0;  // autocorrelation from one step of the process to the next
 };
 
 // The noise of one timed step in ln t; fitted by tests/predictor/noise/fit_noise.py.
@@ -35,30 +41,50 @@ struct NoiseModel {
   // Round-to-round noise of each condition beyond the parts below, per grid cell.
   std::array<std::array<double, kConditions>, kGridCells> independent_log_sd{};
   // The level of a round, shared by every condition in it: an AR(1) over
-  // rounds (lag1 from one round to the next), so it moves slowly, as the
-  // machine's does, and carries on from the calibration into the measurement.
+  // rounds, carried on from the calibration into the measurement.
   Ar1 common;
-  std::vector<Ar1> flicker;  // level changes: a sum of AR(1) processes over visits
+  std::vector<Ar1> flicker;      // level changes: a sum of AR(1) processes over visits
   double spike_probability = 0;  // a visit spikes by exp(U(spike_log_low, spike_log_high))
   double spike_log_low = 0;
   double spike_log_high = 0;
-  // Per visit and rank, independent: TP-1 on every rank reads rank 0's, a
-  // TP-2 step waits for the slower of its two ranks.
-  double rank_log_sd = 0;
+  double rank_log_sd = 0;        // per visit and rank, independent
   double drift_log_per_visit = 0;  // common linear drift; the sign is drawn per study
-  // Two levels a round can sit at, shared by every condition in it: the host
-  // placing the two vCPUs near (slower) or far. The level is `log_step`
-  // higher at one than at the other, starts at either with equal chance, and
-  // changes at a round's start with `switch_probability`. Off (0) in the
-  // fitted model, whose rounds were measured on a machine that stayed at one;
-  // tests set it to what docs/STATISTICS.md ("Two levels") measured.
+
+  // Beyond the fit (0 there): what rule 6 must survive.
+  // The TP-2 step's own noise: skewed by g_λ (sim_random.hpp), and an AR(1)
+  // over rounds that no anchor shares, so the paired ratio is autocorrelated.
+  double step2_skew = 0;
+  Ar1 step2_rounds;
+  // The launch's level against its calibration's, shared by every
+  // measurement visit: cancels in a paired ratio, moves a sealed forecast.
+  double launch_log_sd = 0;
+  // Two levels exp(log_step) apart (the host placing the two vCPUs near or
+  // far; docs/STATISTICS.md, "Two levels": 1.44×, a change at 4.8 % of
+  // rounds, 4 of 10 at the pause before the measurement). The level changes
+  // before a visit with switch_per_visit, so a change can fall inside a
+  // round, and at the pause with pause_switch_probability.
   struct TwoLevels {
     double log_step = 0;
-    double switch_probability = 0;
+    double switch_per_visit = 0;
+    double pause_switch_probability = 0;
   } two_levels;
 };
 
-NoiseModel fitted_noise();  // this machine's
+NoiseModel fitted_noise();     // this machine's
+NoiseModel two_level_noise();  // fitted_noise() with the measured two levels at 1.44×
+
+// One rank slower than the others in most rounds of some launches (the
+// issue-42 launch: rank 1 12.4 % slower in 86 % of the rounds). Its state is
+// a two-state Markov chain over visits, at `fraction` of them slow on average,
+// staying slow for `sojourn_visits` on average; it slows every condition
+// that rank runs (TP-1 on it, its TP-2 shard, its replay).
+struct SlowRank {
+  int rank = 1;
+  double slowdown = 0;          // 0.12: 12 % slower
+  double fraction = 0;          // 0.85
+  double sojourn_visits = 20;   // two rounds
+  double launch_probability = 1;  // the share of launches that have it
+};
 
 // Noise-free times of one grid cell, µs.
 struct CellTruth {
@@ -70,40 +96,23 @@ std::array<CellTruth, kGridCells> fitted_truth();
 struct SimulatorConfig {
   NoiseModel noise = fitted_noise();
   std::array<CellTruth, kGridCells> truth = fitted_truth();
-  // Per grid cell, |noise-free TP-2 step / the prediction of `ideal` and
-  // `replay` on noise-free anchors − 1|; one sign per study, drawn at random.
-  std::array<double, kGridCells> true_error{0.05, 0.05};
-  double rank1_slowdown = 0;   // rank 1 computes this much slower in every TP-2 step (systematic)
+  std::array<double, kGridCells> true_error{0.0, 0.0};  // e per grid cell, signed (0.05: 5 % slower)
+  SlowRank slow_rank;
   int calibration_rounds = 10;
-  int measurement_rounds = 60;  // visits drawn; the rule's checkpoints judge a prefix
+  int rounds = 80;  // N, sealed in the registration's design
 };
 
 // One study's data, before any judging.
 struct SimulatedStudy {
-  Registration registration;  // sealed from the calibration rounds' medians; design left to the judge
+  Registration registration;  // sealed from the calibration rounds' group-max medians, design N rounds
   std::vector<RoundObservation> rounds;
-  // The planner's proxy per grid cell: SD over calibration rounds of
-  // ln t_replay(2) − ln t_compute(1).
-  std::array<double, kGridCells> proxy_log_sd{};
-  // Over the measurement rounds, per grid cell: SD of ln(TP-2 step / `ideal`'s paired prediction).
-  std::array<double, kGridCells> paired_log_sd{};
+  bool slow_launch = false;   // this launch drew the slow rank
 };
 
 SimulatedStudy simulate_study(const SimulatorConfig& config, std::uint64_t seed);
 
-struct StudyOutcome {
-  RoundsEvaluation evaluation;  // the final look's, as the verdict stage judges the file
-  int rounds = 0;               // rounds measured when the study stopped
-};
-
-// The study judged at the rule's checkpoints (a prefix of study.rounds, the
-// last checkpoint ≤ their count): at each look evaluate_rounds as a
-// non-final look; the first where every cell is decided, or the last
-// checkpoint, ends the study, and its rounds are judged again as the final
-// look (which spends the α left).
-StudyOutcome judge_study(const SimulatedStudy& study, const DecisionRule& rule);
-
-// The verdict of (form, k) in an evaluation; throws when absent.
-const CellVerdict& verdict_of(const RoundsEvaluation& evaluation, const char* form, int k);
+// The A/A (every rank) and `ideal` at k = 2 all HOLD: the quick start's
+// "decided" at a true error of 0 (a form HOLDS only with the A/A).
+bool aa_and_ideal_hold(const RoundsEvaluation& evaluation);
 
 }  // namespace tpb::sim
