@@ -1,5 +1,5 @@
-// Order-statistic intervals by hand, their coverage on skewed rounds whose
-// median is known, the Bonferroni split and the block bootstrap.
+// The sign test's order-statistic interval for a median by hand, and its
+// coverage on skewed values whose median is known.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,12 +11,6 @@
 
 namespace tpb {
 namespace {
-
-TEST(BonferroniAlpha, SplitsOverCellsAndCheckpoints) {
-  EXPECT_DOUBLE_EQ(bonferroni_alpha(0.05, 10, 3), 0.05 / 30);
-  EXPECT_THROW(bonferroni_alpha(0.05, 0, 3), Error);
-  EXPECT_THROW(bonferroni_alpha(1.5, 1, 1), Error);
-}
 
 TEST(MedianOrderStatisticInterval, TenRoundsAtNinetyFivePercentUseSecondAndNinthSmallest) {
   // P(Bin(10, ½) ≤ 1) = 11/1024 ≤ 0.025 < P(Bin(10, ½) ≤ 2) = 56/1024, so l = 2.
@@ -35,8 +29,10 @@ TEST(MedianOrderStatisticInterval, TooFewRoundsForTheConfidence) {
   EXPECT_FALSE(median_order_statistic_interval(std::vector<double>{1, 2, 3, 4, 5}, 0.05).formed);
   EXPECT_TRUE(median_order_statistic_interval(std::vector<double>{1, 2, 3, 4, 5, 6}, 0.05).formed);
   EXPECT_EQ(min_rounds_for_median_interval(0.05), 6);
-  // 10 cells × 3 checkpoints: 2·(½)^n ≤ 0.05/30 first at n = 11.
-  EXPECT_EQ(min_rounds_for_median_interval(0.05 / 30), 11);
+  // Rule 6's two levels at α = 0.05, m = 4: 1 − 2α needs 5 blocks (2/32 ≤
+  // 0.1), 1 − α/m needs 8 (2/256 ≤ 0.0125 < 2/128).
+  EXPECT_EQ(min_rounds_for_median_interval(0.10), 5);
+  EXPECT_EQ(min_rounds_for_median_interval(0.05 / 4), 8);
   EXPECT_THROW(median_order_statistic_interval(std::vector<double>{}, 0.05), Error);
 }
 
@@ -59,30 +55,6 @@ TEST(MedianOrderStatisticInterval, CoversTheExponentialMedianAtNominalLevel) {
   std::printf("order-statistic median interval, 10 rounds of Exp(1), nominal 95 %%: coverage %.2f %% of %d\n",
               coverage * 100, kRepetitions);
   EXPECT_GE(coverage, 0.94);
-}
-
-TEST(BlockBootstrap, SameSeedSameMediansAndPExceedsAtTheExtremes) {
-  const std::vector<double> rounds = {3, 9, 4, 12, 5, 8, 6, 11, 7, 10};
-  BlockBootstrapOptions options;
-  options.resamples = 500;
-  EXPECT_EQ(block_bootstrap_medians(rounds, options), block_bootstrap_medians(rounds, options));
-  EXPECT_DOUBLE_EQ(bootstrap_p_exceeds(rounds, 2.0, options), 1.0);
-  EXPECT_DOUBLE_EQ(bootstrap_p_exceeds(rounds, 13.0, options), 0.0);
-  const double middle = bootstrap_p_exceeds(rounds, 7.5, options);
-  EXPECT_GT(middle, 0.2);
-  EXPECT_LT(middle, 0.8);
-}
-
-TEST(BlockBootstrap, ResamplesAreMadeOfRoundsFromTheSample) {
-  const std::vector<double> rounds = {1, 2, 3, 4, 5, 6, 7, 8};
-  BlockBootstrapOptions options;
-  options.resamples = 200;
-  options.block_rounds = 3;
-  for (const double m : block_bootstrap_medians(rounds, options)) {
-    EXPECT_GE(m, 1.0);
-    EXPECT_LE(m, 8.0);
-    EXPECT_DOUBLE_EQ(m * 2, std::round(m * 2));  // a round value or the mean of two
-  }
 }
 
 }  // namespace

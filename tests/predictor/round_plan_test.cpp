@@ -1,7 +1,9 @@
-// The rounds planned from the calibration's spread, against hand-computed cases.
+// What a declared N can resolve, said before measuring, against
+// hand-computed cases; the plan never changes N.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numbers>
 
 #include "common/error.hpp"
 #include "predictor/round_plan.hpp"
@@ -9,59 +11,65 @@
 namespace tpb {
 namespace {
 
-TEST(RoundPlan, RoundsForEffectOfOneLookByHand) {
-  // One cell, one look (MIN above every n searched, so each n is its own
-  // only checkpoint and spends the whole α = 0.05): n is the first with
-  // (z_0.975 + z_0.80) · √(π/2) · σ / √n ≤ ln 1.15 − ln 1.075, i.e.
-  // (1.959964 + 0.841621) · 1.253314 · 0.10 / 0.067441 = 5.2064 ≤ √n: n = 28 (27.11 rounded up).
+RoundPlanInputs quick_start_inputs(int rounds) {
   RoundPlanInputs in;
-  in.kill_switch_pct = 15.0;
-  in.effect_pct = 7.5;
-  in.family_alpha = 0.05;
-  in.judged_cells = 1;
-  in.min_rounds = 1000;
-  in.max_rounds = 1000;
-  in.power = 0.80;
-  EXPECT_EQ(rounds_for_effect(in, 0.10), 28);
-  EXPECT_EQ(rounds_for_effect(in, 0.05), 7);  // (5.2064 / 2)² = 6.78
+  in.cell_log_sd = {0.10, 0.20};
+  in.rounds = rounds;
+  in.family_cells = 4;
+  return in;
 }
 
-TEST(RoundPlan, RoundsForEffectSpendsTheLastLooksAlpha) {
-  // MIN 10, 4 judged cells: at n = 40 the looks are 10, 20, 40, and the last
-  // spends 0.05 − OBF(20/40) = 0.05 − 0.005575 = 0.044425, 0.011106 per cell:
-  // (2.5393 + 0.8416) · 1.2533 · 0.10 / √40 = 0.06700 ≤ 0.06744; at n = 39
-  // (0.010950 per cell) the bound is 0.06795, above it.
-  RoundPlanInputs in;
-  in.judged_cells = 4;
-  in.min_rounds = 10;
-  in.max_rounds = 60;
-  in.power = 0.80;
-  EXPECT_EQ(rounds_for_effect(in, 0.10), 40);
+TEST(RoundPlan, HalfWidthsOfEightyRoundsByHand) {
+  // 80 rounds: 16 blocks of 5. The largest proxy 0.20; the SD of the median of
+  // block medians √(π/32) · √(π/10) · 0.20 = 0.035124. With δ = ln 1.15:
+  //   HOLDS within  e^{δ − z_0.95 · 0.035124} − 1 = e^{0.139762 − 0.057774} − 1 = 8.544 %;
+  //   FALSIFIED beyond e^{δ + z_0.99375 · 0.035124} − 1 = 25.545 %.
+  const RoundPlan plan = plan_rounds(quick_start_inputs(80));
+  EXPECT_EQ(plan.rounds, 80);
+  EXPECT_EQ(plan.blocks, 16);
+  EXPECT_DOUBLE_EQ(plan.spread_log_sd, 0.20);
+  EXPECT_TRUE(plan.formed);
+  EXPECT_NEAR(plan.holds_within_pct, 8.544, 0.001);
+  EXPECT_NEAR(plan.falsified_beyond_pct, 25.545, 0.001);
+  EXPECT_FALSE(plan.exceeds_budget());
+  EXPECT_NE(round_plan_line(plan).find("80 rounds (16 blocks)"), std::string::npos);
 }
 
-TEST(RoundPlan, PlanInflatesTheProxyAndClampsToTheRange) {
-  RoundPlanInputs in;
-  in.cell_log_sd = {0.10 / kPlanInflation, 0.10 / kPlanInflation};  // inflated: 0.10 each
-  in.judged_cells = 4;
-  in.min_rounds = 10;
-  in.max_rounds = 30;
+TEST(RoundPlan, TooFewBlocksForTheFalsifyIntervalIsNotFormed) {
+  // 35 rounds: 7 blocks, one short of the 8 that 1 − α/m = 0.9875 needs.
+  const RoundPlan plan = plan_rounds(quick_start_inputs(35));
+  EXPECT_EQ(plan.rounds, 35);  // as declared, never changed
+  EXPECT_EQ(plan.blocks, 7);
+  EXPECT_FALSE(plan.formed);
+  EXPECT_NE(round_plan_line(plan).find("too_few_rounds"), std::string::npos);
+  EXPECT_TRUE(plan_rounds(quick_start_inputs(40)).formed);
+}
+
+TEST(RoundPlan, TheTimeBudgetIsReportedNotApplied) {
+  RoundPlanInputs in = quick_start_inputs(80);
+  in.seconds_per_round = 0.5;
+  in.time_budget_s = 30;
   const RoundPlan plan = plan_rounds(in);
-  EXPECT_NEAR(plan.spread_log_sd, std::sqrt(2.0) * 0.10 / 2.0, 1e-12);  // √(Σ σ²) / cells
-  EXPECT_EQ(plan.needed_rounds, rounds_for_effect(in, plan.spread_log_sd));
-  EXPECT_GE(plan.planned_rounds, 10);
-  EXPECT_LE(plan.planned_rounds, 30);
-  in.cell_log_sd = {0.40, 0.40};
-  const RoundPlan capped = plan_rounds(in);
-  EXPECT_GT(capped.needed_rounds, 30);
-  EXPECT_EQ(capped.planned_rounds, 30);
-  EXPECT_GT(capped.resolvable_kill_switch_pct, 15.0);  // what 30 rounds can resolve at this spread
+  EXPECT_EQ(plan.rounds, 80);
+  EXPECT_EQ(plan.budget_rounds, 60);
+  EXPECT_TRUE(plan.exceeds_budget());
+  EXPECT_NE(round_plan_line(plan).find("about 60 rounds"), std::string::npos);
 }
 
-TEST(RoundPlan, RefusesAnEffectAtOrAboveTheKillSwitch) {
-  RoundPlanInputs in;
-  in.cell_log_sd = {0.1};
-  in.effect_pct = 15.0;
-  EXPECT_THROW(plan_rounds(in), UsageError);
+TEST(RoundPlan, JsonRoundTripAndRefusals) {
+  RoundPlanInputs in = quick_start_inputs(80);
+  in.seconds_per_round = 0.5;
+  const RoundPlan plan = plan_rounds(in);
+  const RoundPlan back = parse_round_plan(round_plan_json(plan));
+  EXPECT_EQ(back.rounds, plan.rounds);
+  EXPECT_EQ(back.blocks, plan.blocks);
+  EXPECT_DOUBLE_EQ(back.holds_within_pct, plan.holds_within_pct);
+  EXPECT_DOUBLE_EQ(back.falsified_beyond_pct, plan.falsified_beyond_pct);
+  auto json = round_plan_json(plan);
+  json.erase("blocks");
+  EXPECT_THROW(parse_round_plan(json), UsageError);
+  in.cell_log_sd = {0.0};
+  EXPECT_THROW(plan_rounds(in), Error);
 }
 
 }  // namespace
