@@ -18,7 +18,7 @@ Registration sample_registration(double threshold_pct) {
   r.workload = {"tiny", "configs/tiny.json", std::string(64, 'a'), 2, 64, 256, 4, "cpu", 2, 10, 7, 1000};
   r.grid = {{1, 2}, {1, 4}, {64}};
   r.kill_switches = kill_switch_table(threshold_pct);
-  r.falsification_rule = decision_rule_text(kDecisionRuleVersion);
+  r.falsification_rule = decision_rule_text(DecisionRule{});
   r.source = {"out/study.h5", {"/step_nocomm/k1/b1_c64/t_step_us"}, std::string(64, 'b')};
   for (int k : r.grid.tp)
     for (int b : r.grid.batch)
@@ -79,7 +79,10 @@ TEST(Registration, DecisionDeclarationIsSealedAndReadBack) {
   EXPECT_NE(sha256_hex(registration_json(r)), sha256_hex(text));
   // A registration sealed before the decision existed reads as none declared.
   std::string old = registration_json(sample_registration(15));
-  old = old.substr(0, old.find(",\n  \"decision\"")) + "\n}\n";
+  const auto from = old.find(",\n  \"decision\":"), to = old.find(",\n  \"decision_rule\":");
+  ASSERT_NE(from, std::string::npos);
+  ASSERT_NE(to, std::string::npos);
+  old.erase(from, to - from);
   const Registration without = parse_registration(old);
   EXPECT_FALSE(without.decision.tpot_slo_ms);
   EXPECT_TRUE(without.modelled_degrees.empty());
@@ -153,10 +156,24 @@ TEST(Registration, AChangedThresholdChangesTheDigest) {
 TEST(Registration, MalformedTextNamesTheProblem) {
   EXPECT_THROW(parse_registration("{"), UsageError);
   try {
-    parse_registration(R"({"registration_version": 1, "registered_at": "x"})");
+    parse_registration(fmt::format(R"({{"registration_version": {}, "registered_at": "x"}})", kRegistrationVersion));
     FAIL() << "accepted a registration without tool_version";
   } catch (const UsageError& error) {
     EXPECT_NE(std::string(error.what()).find("tool_version"), std::string::npos);
+  }
+}
+
+TEST(Registration, ARetiredVersionIsRefusedInOneLineNamingIt) {
+  std::string text = registration_json(sample_registration(15));
+  const std::string sealed = fmt::format("\"registration_version\": {}", kRegistrationVersion);
+  ASSERT_NE(text.find(sealed), std::string::npos);
+  text.replace(text.find(sealed), sealed.size(), "\"registration_version\": 5");
+  try {
+    parse_registration(text);
+    FAIL() << "judged a registration of a retired rule";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find("registration version 5"), std::string::npos) << error.what();
+    EXPECT_EQ(std::string(error.what()).find('\n'), std::string::npos);
   }
 }
 
