@@ -154,9 +154,9 @@ INSTANTIATE_TEST_SUITE_P(AbsoluteForms, FalsifiedAtTheBoundary,
 
 // Absolute predictions at the machine's fitted slow level (ρ = 0.83 over
 // rounds): blocks of 5 rounds are far from independent there, and rule 6
-// does not keep these bounds (rule_acceptance, "Absolute forms": FALSIFIED
-// at k = 2 in 2.4–4.6 % against 1.25 %, HOLDS at (+K, 0) in 7.3–7.9 %
-// against 5 %). Disabled until the rule answers for such forms; run with
+// does not keep these bounds (rule_acceptance, "Absolute forms", 2000
+// launches a case: FALSIFIED at k = 2 in 3.2–4.45 % against 1.25 %, HOLDS at
+// (+K, 0) in 7.1–7.65 % against 5 %). Disabled until the rule answers for such forms; run with
 // --gtest_also_run_disabled_tests to see the rates.
 TEST(AbsoluteFormsAtTheFittedSlowLevel, DISABLED_KeepTheRulesBounds) {
   check_holds_at_most_alpha(kAbsoluteFittedLevel, kHoldCases[0]);
