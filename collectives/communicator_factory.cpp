@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+
 #include "collectives/mpi_communicator.hpp"
 #include "collectives/oneshot_communicator.hpp"
+#include "collectives/solo_group.hpp"
 #include "common/error.hpp"
 #ifdef TPB_HAVE_CUDA
 #include "collectives/nccl_communicator.hpp"
@@ -12,6 +15,14 @@
 
 namespace tpb {
 namespace {
+
+std::atomic<long> opened{0};
+
+// Counts a communicator the factory hands out.
+std::unique_ptr<Communicator> counted(std::unique_ptr<Communicator> comm) {
+  opened.fetch_add(1, std::memory_order_relaxed);
+  return comm;
+}
 
 // UsageError unless a communicator of `kind` works on `memory`.
 void require_memory(CollectiveKind kind, MemoryKind memory, MemoryKind works_on) {
@@ -57,18 +68,18 @@ std::unique_ptr<Communicator> make_communicator(CollectiveKind kind, MemoryKind 
   switch (kind) {
     case CollectiveKind::mpi:
       require_memory(kind, memory, MemoryKind::host);
-      return make_mpi_communicator(comm);
+      return counted(make_mpi_communicator(comm));
     case CollectiveKind::nccl:
       require_memory(kind, memory, MemoryKind::device);
 #ifdef TPB_HAVE_CUDA
-      return make_nccl_communicator(comm);
+      return counted(make_nccl_communicator(comm));
 #else
       break;
 #endif
     case CollectiveKind::oneshot:
-      if (memory == MemoryKind::host) return make_oneshot_communicator(comm);
+      if (memory == MemoryKind::host) return counted(make_oneshot_communicator(comm));
 #ifdef TPB_HAVE_CUDA
-      return make_oneshot_cuda_communicator(comm);
+      return counted(make_oneshot_cuda_communicator(comm));
 #else
       throw UsageError("--collective oneshot: device memory needs CUDA IPC, and this build has no CUDA support");
 #endif
@@ -88,8 +99,11 @@ std::unique_ptr<Communicator> split_into_tp_groups(Communicator& world, int k) {
   if (k < 1 || k > world.size() || world.size() % k != 0)
     throw UsageError(fmt::format("--tp: {} does not divide the {} ranks of this launch into groups (valid: {})", k,
                                  world.size(), fmt::join(tp_degrees_for(world.size()), ",")));
-  return world.split(tp_group_of(world.rank(), k), world.rank());
+  if (k == 1) return make_solo_group(world);  // k = 1 has no collective: nothing to open
+  return counted(world.split(tp_group_of(world.rank(), k), world.rank()));
 }
+
+long communicators_opened() { return opened.load(std::memory_order_relaxed); }
 
 std::vector<int> tp_degrees_for(int world_size) {
   std::vector<int> degrees;

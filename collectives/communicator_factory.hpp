@@ -44,8 +44,17 @@ void require_collective_for_backend(CollectiveKind kind, BackendKind backend, st
 
 // Splits `world` into size/k groups of k consecutive ranks (ranks 0..k-1,
 // k..2k-1, ...), so that with ranks placed by node a group stays within a
-// node. Collective over `world`. UsageError unless 1 <= k <= size and k divides size.
+// node. Collective over `world` for k > 1. For k = 1 every rank is its own
+// group, which opens no communicator and issues no collective
+// (collectives/solo_group.hpp; valid while `world` lives), and nothing is
+// collective. UsageError unless 1 <= k <= size and k divides size.
 std::unique_ptr<Communicator> split_into_tp_groups(Communicator& world, int k);
+
+// Communicators this process has opened through the two calls above
+// (make_communicator, and split_into_tp_groups for k > 1): each is an MPI
+// duplicate, and on nccl an NCCL communicator too. A group of one adds none.
+// Read by tests; `mpi_bench step` prints it last.
+long communicators_opened();
 
 // Index of the TP group of size k that `world_rank` belongs to.
 inline int tp_group_of(int world_rank, int k) { return world_rank / k; }

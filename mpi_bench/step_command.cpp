@@ -119,13 +119,15 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
   }
 
   // On the backend's memory: --collective oneshot is the CUDA IPC one on the
-  // cuda backend and the shared-window one on the cpu backend.
-  const std::unique_ptr<Communicator> world =
-      make_communicator(plan.collective, backend->memory_kind(), MPI_COMM_WORLD);
+  // cuda backend and the shared-window one on the cpu backend. Opened only for
+  // a k > 1: a group of one rank has no collective (TP-1 never touches NCCL).
+  std::unique_ptr<Communicator> world;
+  for (int k : plan.grid.tp)
+    if (k > 1 && !world) world = make_communicator(plan.collective, backend->memory_kind(), MPI_COMM_WORLD);
   if (ranks.is_root()) {
     fmt::print("# tpbench {} step: {} ({} layers of {}), backend {}, collective {}, {} ranks\n", TPB_TOOL_VERSION,
                plan.config.name, plan.config.num_layers, plan.config.num_layers_in_file, to_string(plan.backend),
-               to_string(plan.collective), ranks.size);
+               world ? std::string(to_string(plan.collective)) : "none (k = 1 opens no communicator)", ranks.size);
     fmt::print("# device: {}\n", backend->device_description());
     fmt::print("# warmup {} iters {}{}{}{}; times are medians over iterations in us; t_step: slowest rank of a group\n",
                options.warmup, options.iters, options.no_comm ? ", --no-comm (collectives skipped)" : "",
@@ -140,7 +142,8 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
 
   WeightCache weights;  // one shard's weights serve every (b, c) point of its k
   for (int k : plan.grid.tp) {
-    const std::unique_ptr<Communicator> group = split_into_tp_groups(*world, k);
+    // nullptr at k = 1: the step issues no collective and records none.
+    const std::unique_ptr<Communicator> group = k > 1 ? split_into_tp_groups(*world, k) : nullptr;
     for (int batch : plan.grid.batch)
       for (int context : plan.grid.context) {
         const StepRunInfo info{std::string(to_string(plan.backend)), StepPoint{k, batch, context}, options, false};
@@ -165,6 +168,7 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
                                                      ranks.rank_map.front().omp_threads));
       }
   }
+  if (ranks.is_root()) fmt::print("# communicators opened on rank 0: {}\n", communicators_opened());
   if (ranks.is_root() && results) {
     results->mark_complete();
     fmt::print("# results: {}\n", o.common.output);

@@ -82,7 +82,7 @@ StepPointAttributes step_point_attributes(const StepRunInfo& info, const ModelCo
   a.layers_in_file = config.num_layers_in_file;
   a.model = config.name;
   a.backend = info.backend;
-  if (group && !o.no_comm) {
+  if (group && group->size() > 1 && !o.no_comm) {  // a group of one issues no collective
     a.collective = group->backend_name();
     a.collective_memory = std::string(to_string(group->memory_kind()));
   }

@@ -24,6 +24,7 @@ PhaseLedger phase_ledger(const ModelConfig& config, int tp, int batch, int conte
                          bool collectives, const std::vector<int>& experts_touched) {
   // make_shard_plan refuses a degree that does not fit, naming the quantity.
   const ShardPlan plan = make_shard_plan(config, tp, 0);
+  collectives = collectives && tp > 1;  // a group of one rank issues no collective (k = 1 has none)
   const auto size = [](ElementType type) { return static_cast<std::int64_t>(element_size(type)); };
   const std::int64_t w = size(types.weight);
   const std::int64_t a = size(types.activation);

@@ -68,10 +68,10 @@ struct PhaseLedger {
 };
 
 // One rank of TP-`tp` decoding `batch` sequences of `context` tokens of
-// history (the step attends over context + 1). `collectives` false: the step
-// ran without a group (--no-comm, replay), so its all_reduce intervals are
-// empty, it has no all_gather and argmax scores this rank's vocabulary shard
-// only. UsageError when `tp` does not fit the model (shard_plan_problem).
+// history (the step attends over context + 1). `collectives` false, or
+// tp = 1 (a group of one issues none): the step ran without a group (--no-comm,
+// replay, TP-1), so its all_reduce intervals are empty, it has no all_gather
+// and argmax scores this rank's vocabulary shard only. UsageError when `tp` does not fit the model (shard_plan_problem).
 // `experts_touched`: for a mixture-of-experts model, the distinct experts
 // each layer routes to (StepTerms::experts_touched, one count per layer);
 // ignored for a dense model.

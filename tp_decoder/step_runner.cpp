@@ -246,7 +246,8 @@ StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfi
   bool fresh = false;
   DecodeStateCache::Entry& kept = states->get(backend, config, plan, point.batch, point.context, options.seed, &fresh);
   DecodeState& state = kept.state;
-  Communicator* comm = options.no_comm ? nullptr : group;
+  // A group of one rank issues no collective: k = 1 has none (n_ar = 0).
+  Communicator* comm = options.no_comm || point.tp == 1 ? nullptr : group;
 
   StepTerms terms;
   terms.weight_type = backend.storage_type(TensorRole::weight);
@@ -327,7 +328,7 @@ StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfi
 void measure_collectives_in_situ(Backend& backend, Communicator* group, const ModelConfig& config,
                                  const StepPoint& point, const StepOptions& options, WeightCache* cache,
                                  DecodeStateCache* states, StepTerms* terms) {
-  if (!group || options.no_comm || !terms->t_ar_insitu_us.empty()) return;
+  if (!group || point.tp == 1 || options.no_comm || !terms->t_ar_insitu_us.empty()) return;
   StepOptions profiled = options;
   profiled.graph = false;   // a captured graph holds no per-operation events
   profiled.profile = true;  // device events between operations

@@ -81,7 +81,7 @@ struct StepTerms {
 
   // What ran.
   std::int64_t ar_bytes = 0;               // one all-reduce payload: b * hidden * activation bytes
-  std::int64_t n_ar = 0;                   // all-reduces per step: 2 per layer (0 issued with no_comm)
+  std::int64_t n_ar = 0;                   // all-reduces per step: 2 per layer (0 with no_comm or k = 1)
   std::int64_t weight_bytes_per_step = 0;  // weights this rank reads per step (the touched experts only)
   ElementType weight_type = ElementType::f32;
   ElementType activation_type = ElementType::f32;

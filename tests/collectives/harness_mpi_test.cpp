@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <vector>
 
 #include "collectives/communicator_factory.hpp"
 #include "collectives/mpi_communicator.hpp"
@@ -165,6 +166,39 @@ TEST(TpGroups, ConsecutiveRanksPerGroup) {
   EXPECT_THROW(split_into_tp_groups(*world, 0), UsageError);
   if (world->size() == 4) {
     EXPECT_THROW(split_into_tp_groups(*world, 3), UsageError);
+  }
+}
+
+// k = 1 has no collective: a group of one rank opens no communicator (the
+// factory's count does not move), and its sum and gather are the rank's own data.
+TEST(TpGroups, GroupOfOneOpensNoCommunicator) {
+  const auto world = make_communicator("mpi", MPI_COMM_WORLD);
+  const long before = communicators_opened();
+  const auto group = split_into_tp_groups(*world, 1);
+  EXPECT_EQ(communicators_opened(), before);
+  EXPECT_EQ(group->size(), 1);
+  EXPECT_EQ(group->rank(), 0);
+  EXPECT_EQ(group->backend_name(), "mpi");
+  EXPECT_EQ(group->memory_kind(), MemoryKind::host);
+
+  const std::vector<float> mine = {1.5F, -2.0F, static_cast<float>(world->rank())};
+  std::vector<float> in_place = mine;
+  group->all_reduce(in_place.data(), in_place.data(), in_place.size(), DataType::f32, nullptr);
+  EXPECT_EQ(in_place, mine);
+  std::vector<float> reduced(mine.size());
+  group->all_reduce(mine.data(), reduced.data(), mine.size(), DataType::f32, nullptr);
+  EXPECT_EQ(reduced, mine);
+  std::vector<float> gathered(mine.size());
+  group->all_gather(mine.data(), gathered.data(), mine.size(), DataType::f32, nullptr);
+  EXPECT_EQ(gathered, mine);
+  group->barrier();
+  EXPECT_EQ(group->split(0, 0)->size(), 1);
+  EXPECT_EQ(communicators_opened(), before);
+
+  // A group of more than one rank is one communicator more.
+  if (world->size() > 1) {
+    const auto all = split_into_tp_groups(*world, world->size());
+    EXPECT_EQ(communicators_opened(), before + 1);
   }
 }
 

@@ -237,15 +237,18 @@ TEST_P(LedgerAgreement, ResidentIsTheEstimateAndReadIsWhatTheStepReports) {
   }
 
   const std::int64_t activation = static_cast<std::int64_t>(element_size(types.activation));
-  EXPECT_EQ(l.collectives.ar_bytes, std::int64_t{s.batch} * config.hidden_size * activation);
-  EXPECT_EQ(l.collectives.n_ar, 2 * config.num_layers);
-  EXPECT_EQ(l.collectives.ag_bytes, std::int64_t{s.batch} * config.vocab_size * 4);
+  // k = 1 has no collective: a group of one issues none.
+  const bool peers = s.tp > 1;
+  EXPECT_EQ(l.collectives.ar_bytes, peers ? std::int64_t{s.batch} * config.hidden_size * activation : 0);
+  EXPECT_EQ(l.collectives.n_ar, peers ? 2 * config.num_layers : 0);
+  EXPECT_EQ(l.collectives.ag_bytes, peers ? std::int64_t{s.batch} * config.vocab_size * 4 : 0);
   // One per timeline mark of the step: 11 per layer around attention, 1 for
   // the MLP's norm... a dense MLP 3, a sparse one its router, 4 per expert
-  // run and the shared gate.
+  // run and the shared gate; then the final norm, the LM head, the all-gather
+  // (k > 1) and argmax.
   const std::int64_t shared = config.moe.shared_expert_intermediate_size ? 1 : 0;
   const std::int64_t mlp_marks = config.is_moe() ? 1 + 4 * (touched + shared) + shared : 3;
-  EXPECT_EQ(l.total().intervals, 1 + (11 + mlp_marks) * config.num_layers + 4);
+  EXPECT_EQ(l.total().intervals, 1 + (11 + mlp_marks) * config.num_layers + (peers ? 4 : 3));
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -41,17 +41,23 @@ foreach(expected "/step/k1/b1_c0/t_step_us +Dataset {2, 4}" "/step/k2/b1_c0/t_st
   endif()
 endforeach()
 
-# Every step point names its group's collective and the memory its data lived
-# in: the backend's default, MPI on host memory (cpu) or NCCL on device memory (cuda).
+# Every step point of k > 1 names its group's collective and the memory its
+# data lived in: the backend's default, MPI on host memory (cpu) or NCCL on
+# device memory (cuda). k = 1 has no collective: neither attribute, n_ar = 0.
 execute_process(COMMAND /usr/bin/python3 -c [=[
 import sys
 import h5py
 with h5py.File(sys.argv[1], "r") as f:
-    for k in (1, 2, 4):
+    for k in (2, 4):
         g = f[f"/step/k{k}/b1_c0"]
         want = {"cpu": ("mpi", "host"), "cuda": ("nccl", "device")}[g.attrs["backend"]]
         got = (g.attrs["collective"], g.attrs["collective_memory"])
         assert got == want, (k, got, want)
+        assert g.attrs["n_ar"] > 0, (k, g.attrs["n_ar"])
+    g = f["/step/k1/b1_c0"]
+    assert "collective" not in g.attrs and "collective_memory" not in g.attrs, dict(g.attrs)
+    assert g.attrs["n_ar"] == 0, g.attrs["n_ar"]
+    assert "t_ar_insitu_us" not in g, list(g)
 ]=] ${WORK}/step_tiny-llama.h5 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 30)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "step_tiny-llama.h5: collective attributes\n${out}\n${err}")
@@ -87,4 +93,22 @@ endif()
 execute_process(COMMAND h5ls -r ${WORK}/replay.h5 RESULT_VARIABLE rc OUTPUT_VARIABLE out TIMEOUT 30)
 if(NOT out MATCHES "/replay/k8/b2_c9/t_step_us +Dataset {3, 1}")
   message(FATAL_ERROR "replay.h5: no /replay/k8/b2_c9/t_step_us of 3 x 1\n${out}")
+endif()
+
+# A group of one rank opens no communicator (the factory's count, printed last):
+# TP-1 alone opens none, whichever collective is named; TP-1,2 on two ranks one
+# for the launch and one for the pair.
+foreach(collective mpi oneshot)
+  execute_process(COMMAND ${MPIEXEC} -n 1 ${MPI_BENCH} step --model ${CONFIGS}/tiny-llama.json --tp 1 --batch 1,2
+                          --context 0,8 --backend cpu --collective ${collective} -w 1 -n 2
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "# communicators opened on rank 0: 0\n")
+    message(FATAL_ERROR "step --tp 1 --collective ${collective}: exit ${rc}, expected no communicator\n${out}\n${err}")
+  endif()
+endforeach()
+execute_process(COMMAND ${MPIEXEC} --oversubscribe -n 2 ${MPI_BENCH} step --model ${CONFIGS}/tiny-llama.json --tp 1,2
+                        --batch 1 --context 8 --backend cpu -w 1 -n 2
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "# communicators opened on rank 0: 2\n")
+  message(FATAL_ERROR "step --tp 1,2 on 2 ranks: exit ${rc}, expected 2 communicators\n${out}\n${err}")
 endif()
