@@ -5,6 +5,7 @@
 #include "collectives/device_memory_communicator.hpp"
 #include "collectives/mpi_check.hpp"
 #include "collectives/stream_wait.hpp"
+#include "collectives/teardown.hpp"
 #include "common/cuda_check.hpp"
 
 namespace tpb {
@@ -63,8 +64,13 @@ class NcclCommunicator final : public DeviceMemoryCommunicator {
     NCCL_CHECK(ncclCommInitRank(&nccl_, size(), id, rank()));
   }
   ~NcclCommunicator() override {
-    // Not checked: a destructor must not throw.
-    if (nccl_ != nullptr) ncclCommDestroy(nccl_);
+    // Not checked: a destructor must not throw. While an exception unwinds a
+    // peer may be dead, and ncclCommDestroy would wait for it: abort.
+    if (nccl_ == nullptr) return;
+    if (teardown_.on_destruction() == Teardown::abort)
+      ncclCommAbort(nccl_);
+    else
+      ncclCommDestroy(nccl_);
   }
 
   std::string backend_name() const override { return "nccl"; }
@@ -117,6 +123,7 @@ class NcclCommunicator final : public DeviceMemoryCommunicator {
   }
 
   ncclComm_t nccl_ = nullptr;
+  TeardownWatch teardown_;  // abort, not destroy, when destroyed by an exception
 };
 
 }  // namespace
