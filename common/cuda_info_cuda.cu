@@ -22,10 +22,13 @@ CudaInfo query_cuda_info() {
   if (ncclGetVersion(&nccl) == ncclSuccess)
     info.nccl_version = fmt::format("{}.{}.{}", nccl / 10000, (nccl % 10000) / 100, nccl % 100);
   int count = 0;
-  // No driver or no GPU: the runtime returns an error; that means "no devices".
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+  // No driver, a driver too old for this runtime, or no GPU: the runtime
+  // returns an error; that means "no devices", and the line says which.
+  const cudaError_t counted = cudaGetDeviceCount(&count);
+  if (counted != cudaSuccess) {
     cudaGetLastError();  // clear the sticky error so later calls start clean
     count = 0;
+    info.device_error = cuda_error_line("cudaGetDeviceCount", counted);
   }
   info.device_count = count;
   for (int i = 0; i < count; ++i) info.device_names.push_back(cuda_device_name(i));
@@ -33,6 +36,18 @@ CudaInfo query_cuda_info() {
 }
 
 void bind_cuda_device(int index) { CUDA_CHECK(cudaSetDevice(index)); }
+
+std::string cuda_error_line(const std::string& call, int status) {
+  const auto error = static_cast<cudaError_t>(status);
+  int runtime = 0;
+  int driver = 0;
+  const std::string runtime_text =
+      cudaRuntimeGetVersion(&runtime) == cudaSuccess ? version_string(runtime) : std::string("unknown");
+  const std::string driver_text =
+      cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0 ? version_string(driver) : std::string("none");
+  return fmt::format("{}: {}: {} (error {}; CUDA runtime {}, driver {})", call, cudaGetErrorName(error),
+                     cudaGetErrorString(error), status, runtime_text, driver_text);
+}
 
 std::string cuda_device_name(int index) {
   cudaDeviceProp prop{};

@@ -8,7 +8,8 @@ namespace tpb {
 std::optional<DeviceMemory> query_device_memory() {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    cudaGetLastError();  // no driver or no device: clear the error, report nothing
+    cudaGetLastError();  // no driver or no device: clear the error, report nothing (the
+                         // rank's bootstrap has already named the reason: CudaInfo::device_error)
     return std::nullopt;
   }
   std::size_t free_bytes = 0;

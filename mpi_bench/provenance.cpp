@@ -77,6 +77,7 @@ RunMeta collect_run_meta(const RankContext& ranks, int argc, char** argv) {
   meta.versions.emplace_back("cuda_runtime_version", cuda.compiled_in ? cuda.runtime_version : "not compiled in");
   meta.versions.emplace_back("cuda_driver_version", cuda.driver_version.empty() ? "none" : cuda.driver_version);
   meta.versions.emplace_back("nccl_version", cuda.compiled_in ? cuda.nccl_version : "not compiled in");
+  if (!cuda.device_error.empty()) meta.versions.emplace_back("cuda_device_error", cuda.device_error);
 
   for (char** entry = environ; *entry != nullptr; ++entry) {
     const std::string text = *entry;

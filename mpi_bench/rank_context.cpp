@@ -98,7 +98,8 @@ RankContext bootstrap_ranks(MPI_Comm world, bool use_gpu) {
   if (use_gpu) {
     const CudaInfo cuda = query_cuda_info();
     if (cuda.device_count == 0)
-      throw UsageError("--backend: a GPU backend was requested but this rank sees no CUDA device");
+      throw UsageError(fmt::format("--backend: a GPU backend was requested but this rank sees no CUDA device{}",
+                                   cuda.device_error.empty() ? std::string() : " (" + cuda.device_error + ")"));
     ctx.self.gpu = ctx.self.local_rank % cuda.device_count;
     bind_cuda_device(ctx.self.gpu);
     ctx.self.device = cuda.device_names[static_cast<std::size_t>(ctx.self.gpu)];

@@ -59,7 +59,8 @@ struct Twin {
 class TwinBackends : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (query_cuda_info().device_count == 0) GTEST_SKIP() << "no CUDA device visible";
+    const CudaInfo cuda = query_cuda_info();
+    if (cuda.device_count == 0) GTEST_SKIP() << "no CUDA device visible" << (cuda.device_error.empty() ? "" : ": ") << cuda.device_error;
     cpu_ = make_cpu_backend();
     cuda_ = make_cuda_backend();
   }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/cuda_check.hpp"
+#include "common/cuda_info.hpp"                // cuda_error_line
 #include "tp_decoder/cuda/attention.cuh"       // kv_write, decode_attention
 #include "tp_decoder/cuda/attention_plan.hpp"  // plan_attention
 #include "tp_decoder/cuda/elementwise.cuh"     // add_inplace, broadcast_rows, silu_mul
@@ -50,9 +51,12 @@ class CudaBackend final : public Backend {
  public:
   CudaBackend() {
     int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-      cudaGetLastError();  // clear the sticky "no device" error
-      throw_error("CUDA", cudaErrorNoDevice, "--backend cuda: no CUDA device is visible", __FILE__, __LINE__);
+    const cudaError_t counted = cudaGetDeviceCount(&count);
+    if (counted != cudaSuccess || count == 0) {
+      cudaGetLastError();  // clear the sticky error
+      const cudaError_t status = counted != cudaSuccess ? counted : cudaErrorNoDevice;
+      throw_error("CUDA", status, "--backend cuda: no usable CUDA device: " + cuda_error_line("cudaGetDeviceCount", status),
+                  __FILE__, __LINE__);
     }
     CUDA_CHECK(cudaGetDevice(&device_));
     cudaDeviceProp prop{};
