@@ -62,8 +62,10 @@ int run_replay(const ReplayCommandOptions& o, const Invocation& invocation) {
 
   if (ranks.is_root()) {
     if (results) write_model_config(results->h5(), plan.config);
-    fmt::print("# tpbench {} replay: {} ({} layers of {}), backend {}, one rank, no collectives\n", TPB_TOOL_VERSION,
-               plan.config.name, plan.config.num_layers, plan.config.num_layers_in_file, to_string(plan.backend));
+    // Under --graph each point is one CUDA graph replayed (its /replay group's `graph` attribute is 1): no launch gaps.
+    fmt::print("# tpbench {} replay: {} ({} layers of {}), backend {}, one rank, no collectives{}\n", TPB_TOOL_VERSION,
+               plan.config.name, plan.config.num_layers, plan.config.num_layers_in_file, to_string(plan.backend),
+               plan.options.graph ? ", --graph" : "");
     fmt::print("# device: {}\n", backend->device_description());
     fmt::print("# {:>3} {:>5} {:>7} {:>12} {:>11} {:>16}\n", "k", "batch", "context", "t_step_us", "t_host_us",
                "weight_bytes");
