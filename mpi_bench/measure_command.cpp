@@ -30,7 +30,7 @@ int run_measure(const MeasureOptions& options, const Invocation&) {
     file = std::make_unique<ResultsFile>(options.file);
     if (!has_prereg(file->h5())) return;  // measure_stage refuses it, naming why
     const std::string difference =
-        design_claims_difference(registered_design(parse_registration(read_prereg(file->h5()).text)), claims);
+        design_claims_difference(parse_registration(read_prereg(file->h5()).text).design, claims);
     if (!difference.empty()) throw UsageError(difference);
   });
   measure_stage(runtime, file.get());

@@ -81,8 +81,12 @@ CellJudgement judge_cell(std::span<const double> log_ratios, const DecisionRule&
   } else if (cell.hold.formed && cell.hold.low > -delta && cell.hold.high < delta) {
     cell.outcome = Outcome::holds;
   } else {
+    // Wholly beyond the margin at 1 − 2α but too few blocks for 1 − α/m:
+    // more rounds, not the margin, would settle it.
+    const bool beyond = cell.hold.formed && (cell.hold.low > delta || cell.hold.high < -delta);
     cell.outcome = Outcome::inconclusive;
-    cell.reason = cell.hold.formed ? InconclusiveReason::straddles_margin : InconclusiveReason::too_few_rounds;
+    cell.reason = cell.hold.formed && !beyond ? InconclusiveReason::straddles_margin
+                                              : InconclusiveReason::too_few_rounds;
   }
   return cell;
 }

@@ -15,8 +15,9 @@ struct CalibrationSpread {
   // Per grid cell (batch-major, then context): the SD over rounds of
   // ln t_replay(k) − ln t_compute(1), the largest over the grid's k > 1; for a
   // grid of k = 1 alone, the SD of round-to-round differences of
-  // ln t_compute(1) over √2. Each round's value is rank 0's median over its
-  // iterations, as the anchors are.
+  // ln t_compute(1) over √2. Each round's value is the slowest of the
+  // group's ranks (0..k−1), each rank's median over its iterations, as the
+  // anchors are (kAnchorConvention).
   std::vector<double> cell_log_sd;
   double seconds_per_visit = 0;     // median calibration visit, warm-up and gather included
 };

@@ -6,13 +6,10 @@
 
 namespace tpb {
 
-bool readable_schema_version(std::int64_t version) {
-  return version >= kOldestReadableSchemaVersion && version <= kSchemaVersion;
-}
+bool readable_schema_version(std::int64_t version) { return version == kSchemaVersion; }
 
 std::string unreadable_schema_message(std::int64_t version) {
-  return fmt::format("/meta schema_version is {}, this tpbench reads versions {} to {}", version,
-                     kOldestReadableSchemaVersion, kSchemaVersion);
+  return fmt::format("/meta schema_version is {}, this tpbench reads only version {}", version, kSchemaVersion);
 }
 
 std::string step_root_path(StepRoot root) {
@@ -125,7 +122,7 @@ bool schema_names(const std::string& path, bool is_group) {
       R"(|(rounds|calibration_rounds)/visits/(condition|round|execution_index|start_unix_us|duration_us|steal_pct)"
       R"(|load_avg_1m))"
       R"(|(rounds|calibration_rounds)/(step|step_nocomm|replay)/k[0-9]+/b[0-9]+_c[0-9]+/)"
-      R"((t_step_us|t_host_us|t_collective_insitu_us))"
+      R"((t_rank_us|t_host_us|t_collective_insitu_us))"
       R"(|kv/(lengths|contexts|block_tokens)|kv/tp/k[0-9]+/admissible_sequences)"
       R"(|kv/blocks/b[0-9]+/(tokens|payload_bytes|allocated_bytes|tail_waste_bytes|table_entries))"
       R"(|decision/k[0-9]+/(contexts|max_batch))$)");

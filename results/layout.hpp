@@ -10,20 +10,18 @@
 namespace tpb {
 
 // Bumped whenever a dataset's name, shape or meaning changes.
+//   4: one name, one quantity: the rounds' per-rank times are t_rank_us
+//      (/rounds and /calibration_rounds), their t_host_us holds every rank,
+//      and /verdict holds rule version 6. Earlier files are refused, not read.
 //   3: t_step_us is iterations × groups (one column per TP group, its slowest
 //      rank); version 2 repeated each group's slowest rank in every one of its
 //      rank columns (iterations × ranks).
 //   2: study points hold t_rank_us (each rank's own time) beside t_step_us, like
 //      step files; version 1 study files stored each rank's own time under
 //      t_step_us.
-inline constexpr std::int64_t kSchemaVersion = 3;
-// The versions before: readers still accept them (their datasets reduce to the
-// same quantities: column 0 of t_step_us is group 0's slowest rank in version
-// 2, the maximum over the columns in version 1).
-inline constexpr std::int64_t kPreviousSchemaVersion = 2;
-inline constexpr std::int64_t kOldestReadableSchemaVersion = 1;
+inline constexpr std::int64_t kSchemaVersion = 4;
 bool readable_schema_version(std::int64_t version);
-// "FILE: /meta schema_version is 7, this tpbench reads versions 1 to 3"
+// "/meta schema_version is 3, this tpbench reads only version 4"
 std::string unreadable_schema_message(std::int64_t version);
 
 inline constexpr const char* kMetaGroup = "/meta";
@@ -99,7 +97,7 @@ std::string kv_degree_path(int k);
 
 // /rounds: the study measured in randomized interleaved rounds.
 //   /rounds                 attributes: conditions (names, in condition index order), order_seed,
-//                           rounds, stop_reason, residency ("every shard and point state cached",
+//                           rounds, stop_reason (empty when every declared round ran), residency ("every shard and point state cached",
 //                           "every shard cached" or "blocks A-B-B-A")
 //   /rounds/order           (rounds × conditions) condition index visited at each position
 //   /rounds/block_of_condition  (conditions) each condition's memory block, with blocks only
@@ -119,8 +117,8 @@ std::string round_condition_path(RoundKind kind, int k, int batch, int context,
                                  RoundsPhase phase = RoundsPhase::measure);
 // Datasets of a round condition: `{round_condition_path}/{name}`.
 namespace round_dataset {
-inline constexpr const char* t_step_us = "t_step_us";  // (rounds × iterations × ranks) every world rank's own step time
-inline constexpr const char* t_host_us = "t_host_us";  // (rounds × iterations × 1) rank 0, replay anchors only
+inline constexpr const char* t_rank_us = "t_rank_us";  // (rounds × iterations × ranks) every world rank's own step time
+inline constexpr const char* t_host_us = "t_host_us";  // (rounds × iterations × ranks) replay anchors only
 // (rounds × iterations × ranks) TP-k steps, k > 1: each world rank's time inside the step's collectives
 // (t_ar_insitu_us + t_ag_insitu_us), where the timed iterations themselves recorded it (absent otherwise)
 inline constexpr const char* t_collective_insitu_us = "t_collective_insitu_us";

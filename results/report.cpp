@@ -56,10 +56,8 @@ void check_against_stored(const H5File& file, const std::vector<FormDegreeResult
     if (!file.exists(path))
       throw UsageError(fmt::format("FILE: '{}' has no {}: run 'mpi_bench verdict' first", file.path(), path));
     H5Handle group = file.open_object(path);
-    const double stored_mape = read_double_attribute(group.id(), "mape_pct");
-    // A study measured in rounds keeps the single-pass verdict as point_verdict.
-    const std::string stored_verdict = read_string_attribute(
-        group.id(), has_attribute(group.id(), "point_verdict") ? "point_verdict" : "verdict");
+    const double stored_mape = read_double_attribute(group.id(), "point_mape_pct");
+    const std::string stored_verdict = read_string_attribute(group.id(), "point_verdict");
     TPB_CHECK(stored_mape == r.judgement.mape_pct && stored_verdict == to_string(r.judgement.verdict),
               fmt::format("{}: stored MAPE {} % / {} but the raw datasets give {} % / {}", path, stored_mape,
                           stored_verdict, r.judgement.mape_pct, to_string(r.judgement.verdict)));
@@ -97,14 +95,8 @@ std::string prereg_section(const H5File& file, const Registration& r) {
                    attribute_or(file, kVerdictGroup, "judged_at"));
   s += fmt::format("- calibration datasets SHA-256 `{}` over {} datasets of `{}`\n", r.source.datasets_sha256,
                    r.source.datasets.size(), r.source.results_file);
-  // A study measured in rounds is decided by the rule its design sealed; a
-  // registration without a design (version 1) by its point rule.
-  if (r.design)
-    s += fmt::format("- decided by the rule sealed in `decision_rule` (version {}): {}\n\n", r.design->rule.version,
-                     decision_rule_text(r.design->rule.version));
-  else
-    s += fmt::format("- falsified when: {}\n\n", r.falsification_rule);
-  s += fmt::format("| form | equation | kill switch K{} |\n|---|---|---|\n", r.design ? "" : " (MAPE)");
+  s += fmt::format("- decided by the rule sealed in `decision_rule` (version {})\n\n", r.design.rule.version);
+  s += "| form | equation | kill switch K |\n|---|---|---|\n";
   for (const auto& form : registered_forms(r))
     s += fmt::format("| `{}` | `{}` | {:.2f} % |\n", form.name, form.formula,
                      kill_switch_for(r.kill_switches, form.name));
@@ -214,6 +206,7 @@ std::string fit_section(const H5File& file, const Registration& r) {
                   "|---|---|---|---|---|---|\n";
   for (const SweepRoot root : {SweepRoot::all_reduce, SweepRoot::all_gather})
     for (int k : r.grid.tp) {
+      if (k == 1) continue;  // a group of one rank issues no collective: no sweep
       const SweepMedians sweep = read_sweep_medians(file, root, k);
       const std::string name = sweep_root_path(root).substr(1);
       const PiecewiseFit fit = fit_piecewise(sweep.bytes, sweep.time_us);
@@ -240,12 +233,10 @@ std::string limits_section(const Registration& r, const H5File& file) {
              "not on GPUs; the host-issue term is part of compute on a host-synchronous backend.\n"
            : "per-rank GPUs; in-situ collective times come from separate profiled iterations (events between "
              "kernels would perturb the timed ones).\n";
-  s += r.design && has_rounds(file)
-           ? fmt::format("- Statistics: the verdict is decided over rounds by the sealed rule (version {}, in "
-                         "\"Pre-registration\"); the first round's tables show medians over iterations with "
-                         "percentile-bootstrap 95 % intervals and decide nothing.\n\n",
-                         r.design->rule.version)
-           : "- Statistics: medians with percentile-bootstrap 95 % intervals; the verdict uses medians only.\n\n";
+  s += fmt::format("- Statistics: the verdict is decided over the rounds of this one launch by the sealed rule "
+                   "(version {}, in \"Pre-registration\"); the first round's tables show medians over iterations "
+                   "with percentile-bootstrap 95 % intervals and decide nothing.\n\n",
+                   r.design.rule.version);
   return s;
 }
 

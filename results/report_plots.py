@@ -108,6 +108,8 @@ def sweeps(f, prereg, out_dir):
         if root not in f:
             continue
         for k in prereg["grid"]["tp"]:
+            if f"k{k}" not in f[root]:
+                continue  # a group of one rank issues no collective: no sweep
             group = f[f"/{root}/k{k}"]
             sizes = np.asarray(group["bytes"], dtype=float)
             times = np.asarray(group["time_us"])
@@ -123,7 +125,7 @@ def sweeps(f, prereg, out_dir):
             ax.axvline(b * per_batch * w["bytes_per_element"], color="grey", ls=":", lw=1)
         # What the registration took from the piecewise fit at each cell's payload.
         key, size_key = ("t_ar_sweep_us", "ar_bytes") if root == "sweep" else ("t_ag_sweep_us", "ag_bytes")
-        used = prereg["calibration_inputs"]
+        used = [c for c in prereg["calibration_inputs"] if c["k"] > 1]
         ax.loglog([c[size_key] for c in used], [max(c[key], 1e-3) for c in used], "k*", markersize=10,
                   label="registered (piecewise fit at the payload)")
         ax.set_xlabel("payload (B)")

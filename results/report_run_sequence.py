@@ -23,7 +23,7 @@ def run_sequence(f, out_dir, plt):
     fig, ax = plt.subplots(figsize=(11, 4.5))
     colours = plt.get_cmap("tab20")
     for index, name in enumerate(names):
-        data = np.asarray(f[f"{name}/t_step_us"])  # rounds x iterations x columns
+        data = np.asarray(f[f"{name}/t_rank_us"])  # rounds x iterations x columns
         mine = condition == index
         medians = [float(np.median(data[r, :, 0])) for r in round_of[mine]]
         ax.plot(execution[mine], np.array(medians) / 1000.0, "o", ms=4, color=colours(index % 20),

@@ -12,29 +12,17 @@
 namespace tpb {
 namespace {
 
-// Per iteration, the slowest (or fastest) of columns [0, width) of one
-// round's block (iterations × columns), then the median over iterations.
-double extreme_median(const std::vector<double>& values, int round, int iterations, int columns, int width,
-                      bool slowest) {
-  std::vector<double> extremes;
+// Per iteration, the slowest of columns [0, width) of one round's block
+// (iterations × columns), then the median over iterations: the step of a
+// group that waits for its slowest rank in every iteration.
+double slowest_median(const std::vector<double>& values, int round, int iterations, int columns, int width) {
+  std::vector<double> slowest;
   const std::size_t base = static_cast<std::size_t>(round) * iterations * columns;
   for (int i = 0; i < iterations; ++i) {
-    double extreme = values[base + static_cast<std::size_t>(i) * columns];
-    for (int c = 1; c < width; ++c) {
-      const double v = values[base + static_cast<std::size_t>(i) * columns + c];
-      extreme = slowest ? std::max(extreme, v) : std::min(extreme, v);
-    }
-    extremes.push_back(extreme);
+    const auto row = values.begin() + static_cast<std::ptrdiff_t>(base + static_cast<std::size_t>(i) * columns);
+    slowest.push_back(*std::max_element(row, row + width));
   }
-  return median(extremes);
-}
-
-double slowest_median(const std::vector<double>& values, int round, int iterations, int columns, int width) {
-  return extreme_median(values, round, iterations, columns, width, true);
-}
-
-double fastest_median(const std::vector<double>& values, int round, int iterations, int columns, int width) {
-  return extreme_median(values, round, iterations, columns, width, false);
+  return median(slowest);
 }
 
 // Per column of [0, width), the median over one round's iterations.
@@ -90,9 +78,13 @@ std::vector<RoundCondition> round_conditions(const Grid& grid) {
           out.push_back({RoundKind::replay, k, b, c});
         }
       }
-  // Anchors of k = 1 also when the grid studies only k > 1.
+  // The A/A and the anchors of k = 1 also when the grid studies only k > 1.
+  const bool grid_has_tp1 = std::find(grid.tp.begin(), grid.tp.end(), 1) != grid.tp.end();
   for (int b : grid.batch)
-    for (int c : grid.context) out.push_back({RoundKind::step_nocomm, 1, b, c});
+    for (int c : grid.context) {
+      if (!grid_has_tp1) out.push_back({RoundKind::step, 1, b, c});
+      out.push_back({RoundKind::step_nocomm, 1, b, c});
+    }
   return out;
 }
 
@@ -154,16 +146,19 @@ void write_round_records(H5File& file, const RoundRecords& r) {
     const RoundCondition& c = r.conditions[i];
     const std::vector<std::uint64_t> dims{rounds, static_cast<std::uint64_t>(r.iterations),
                                           static_cast<std::uint64_t>(r.columns[i])};
-    file.write_dataset(dataset_path(c, round_dataset::t_step_us, phase), r.t_step_us[i], dims);
-    if (is_replay_anchor(c))
-      file.write_dataset(dataset_path(c, round_dataset::t_host_us, phase), r.t_host_us[i],
-                         {rounds, static_cast<std::uint64_t>(r.iterations), 1});
+    file.write_dataset(dataset_path(c, round_dataset::t_rank_us, phase), r.t_rank_us[i], dims);
+    if (is_replay_anchor(c)) file.write_dataset(dataset_path(c, round_dataset::t_host_us, phase), r.t_host_us[i], dims);
     if (collectives_measured(r, i))
       file.write_dataset(dataset_path(c, round_dataset::t_collective_insitu_us, phase), r.t_collective_us[i], dims);
   }
 }
 
 bool has_rounds(const H5File& file) { return file.exists(kRoundsOrder); }
+
+std::string read_rounds_stop_reason(const H5File& file) {
+  H5Handle group = file.open_object(kRoundsGroup);
+  return read_string_attribute(group.id(), "stop_reason");
+}
 
 std::vector<std::vector<std::size_t>> read_round_order(const H5File& file) {
   std::vector<std::uint64_t> dims;
@@ -188,29 +183,22 @@ std::vector<RoundObservation> round_observations(const RoundRecords& r) {
       const RoundCondition& c = r.conditions[i];
       const int columns = r.columns[i];
       const DegreeCell cell{c.k, c.batch, c.context};
+      const GridCell grid_cell{c.batch, c.context};
+      const auto per_rank = [&](const std::vector<double>& values) {
+        return per_column_medians(values, rr, r.iterations, columns, columns);
+      };
       switch (c.kind) {
         case RoundKind::step:
-          o.step_us[cell] = slowest_median(r.t_step_us[i], rr, r.iterations, columns, std::min(c.k, columns));
-          if (c.k == 1 && columns >= 2)
-            o.same_node_rank_us[GridCell{c.batch, c.context}] =
-                per_column_medians(r.t_step_us[i], rr, r.iterations, columns, columns);
-          if (collectives_measured(r, i))
-            o.rank_collective_us[cell] =
-                per_column_medians(r.t_collective_us[i], rr, r.iterations, columns, std::min(c.k, columns));
+          o.step_us[cell] = slowest_median(r.t_rank_us[i], rr, r.iterations, columns, std::min(c.k, columns));
+          if (c.k == 1) o.step1_rank_us[grid_cell] = per_rank(r.t_rank_us[i]);
+          if (collectives_measured(r, i)) o.rank_collective_us[cell] = per_rank(r.t_collective_us[i]);
           break;
         case RoundKind::step_nocomm:
-          if (c.k == 1)
-            o.compute1_us[GridCell{c.batch, c.context}] = slowest_median(r.t_step_us[i], rr, r.iterations, columns, 1);
-          else
-            o.nocomm_fastest_us[cell] =
-                fastest_median(r.t_step_us[i], rr, r.iterations, columns, std::min(c.k, columns));
+          (c.k == 1 ? o.compute1_rank_us[grid_cell] : o.nocomm_rank_us[cell]) = per_rank(r.t_rank_us[i]);
           break;
-        case RoundKind::replay: break;
+        case RoundKind::replay: o.replay_rank_us[cell] = per_rank(r.t_rank_us[i]); break;
       }
-      if (is_replay_anchor(c)) {
-        o.replay_us[cell] = slowest_median(r.t_step_us[i], rr, r.iterations, columns, 1);
-        o.host_us[cell] = slowest_median(r.t_host_us[i], rr, r.iterations, 1, 1);
-      }
+      if (is_replay_anchor(c)) o.host_rank_us[cell] = per_rank(r.t_host_us[i]);
     }
   }
   return out;
@@ -230,21 +218,24 @@ std::vector<RoundObservation> read_round_observations(const H5File& file, const 
   r.order = read_round_order(file);
   for (const auto& c : r.conditions) {
     std::vector<std::uint64_t> dims;
-    const std::string path = dataset_path(c, round_dataset::t_step_us);
-    r.t_step_us.push_back(file.read_doubles(path, &dims));
+    const std::string path = dataset_path(c, round_dataset::t_rank_us);
+    r.t_rank_us.push_back(file.read_doubles(path, &dims));
     if (dims.size() != 3 || dims[0] != r.order.size())
       throw UsageError(fmt::format("FILE: {} is not rounds × iterations × ranks", path));
     r.iterations = static_cast<int>(dims[1]);
     r.columns.push_back(static_cast<int>(dims[2]));
-    r.t_host_us.push_back(is_replay_anchor(c) ? file.read_doubles(dataset_path(c, round_dataset::t_host_us))
+    std::vector<std::uint64_t> host_dims;
+    r.t_host_us.push_back(is_replay_anchor(c) ? file.read_doubles(dataset_path(c, round_dataset::t_host_us), &host_dims)
                                               : std::vector<double>{});
+    if (is_replay_anchor(c) && host_dims != dims)
+      throw UsageError(fmt::format("FILE: {} is not shaped as its t_rank_us", dataset_path(c, round_dataset::t_host_us)));
     const std::string collective = dataset_path(c, round_dataset::t_collective_insitu_us);
     std::vector<std::uint64_t> collective_dims;
     r.t_collective_us.push_back(has_collective_samples(c) && file.exists(collective)
                                     ? file.read_doubles(collective, &collective_dims)
                                     : std::vector<double>{});
     if (!r.t_collective_us.back().empty() && collective_dims != dims)
-      throw UsageError(fmt::format("FILE: {} is not shaped as its t_step_us", collective));
+      throw UsageError(fmt::format("FILE: {} is not shaped as its t_rank_us", collective));
   }
   return round_observations(r);
 }

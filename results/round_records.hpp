@@ -23,11 +23,12 @@ struct RoundCondition {
 
 // Every condition a round visits, in condition index order: for each (k, b, c)
 // the TP-k step, its --no-comm ablation and, for k > 1, the shard replay
-// anchor. TP-1 --no-comm is both the anchor t_compute(1) and the replay anchor
-// of k = 1: a TP-1 shard is the whole model, so replaying it on every rank is
-// the same computation, and measuring it twice would only cost time. The
-// same-node control is TP-1 itself: every rank runs it at once, each in its
-// own group, so the spread of its ranks is read from the TP-1 step.
+// anchor; then for each (b, c) the TP-1 step when the grid lacks k = 1, and
+// TP-1 --no-comm. TP-1 --no-comm is both the anchor t_compute(1) and the
+// replay anchor of k = 1: a TP-1 shard is the whole model, so replaying it on
+// every rank is the same computation, and measuring it twice would only cost
+// time. The A/A and the same-node control are TP-1 itself: every rank runs it
+// at once, each in its own group, so every study measures it.
 std::vector<RoundCondition> round_conditions(const Grid& grid);
 
 // The calibration's conditions, in condition index order: the shard replay of
@@ -35,7 +36,7 @@ std::vector<RoundCondition> round_conditions(const Grid& grid);
 // (b, c), then TP-1 --no-comm for each (b, c), the anchor t_compute(1).
 std::vector<RoundCondition> calibration_conditions(const Grid& grid, const std::vector<int>& predicted_tp);
 
-// Whether the condition keeps rank 0's host issue time (t_host_us): the
+// Whether the condition keeps every rank's host issue time (t_host_us): the
 // replay anchors, k = 1's being TP-1 --no-comm.
 bool is_replay_anchor(const RoundCondition& condition);
 // Whether the condition keeps each rank's time inside the collectives
@@ -62,10 +63,11 @@ struct RoundRecords {
   std::vector<std::vector<std::size_t>> order;  // per finished round: condition index by position
   std::vector<VisitRecord> visits;              // in execution order
   int iterations = 0;
-  // Per condition, rounds × iterations × columns (row-major) and its column count.
-  std::vector<std::vector<double>> t_step_us;
-  std::vector<std::vector<double>> t_host_us;  // replay anchors only (column: rank 0)
-  // TP-k steps, k > 1, laid out as t_step_us: each rank's time inside the
+  // Per condition, rounds × iterations × columns (row-major), a column per
+  // world rank, and its column count.
+  std::vector<std::vector<double>> t_rank_us;
+  std::vector<std::vector<double>> t_host_us;  // replay anchors only
+  // TP-k steps, k > 1, laid out as t_rank_us: each rank's time inside the
   // collectives. Complete only where every visit's timed iterations recorded
   // it; otherwise not measured, and neither written nor reduced.
   std::vector<std::vector<double>> t_collective_us;
@@ -84,16 +86,17 @@ struct RoundRecords {
 // round).
 void write_round_records(H5File& file, const RoundRecords& records);
 bool has_rounds(const H5File& file);
+// Why the measurement's rounds ended before the declared N; empty when they all ran.
+std::string read_rounds_stop_reason(const H5File& file);
 
 // The stored visiting order (rounds × conditions) and the conditions' names.
 std::vector<std::vector<std::size_t>> read_round_order(const H5File& file);
 std::vector<std::string> read_round_condition_names(const H5File& file);
 
-// Each finished round reduced: per condition, the median over iterations of
-// the slowest rank of group 0 (TP-k steps: ranks 0..k−1; anchors: rank 0),
-// per rank the median of its own TP-1 step (the same-node control), and per
-// rank of group 0 the median of its time inside a TP-k step's collectives
-// (k > 1, where measured). UsageError when /rounds does not hold the
+// Each finished round reduced (RoundObservation): a TP-k step to the median
+// over iterations of group 0's slowest rank (ranks 0..k−1); every other
+// condition, and the time inside a TP-k step's collectives, to each rank's
+// median over its iterations. UsageError when /rounds does not hold the
 // conditions of `grid`.
 std::vector<RoundObservation> read_round_observations(const H5File& file, const Grid& grid);
 

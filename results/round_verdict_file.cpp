@@ -5,36 +5,49 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 #include "results/layout.hpp"
 
 namespace tpb {
 namespace {
 
-void write_cell(hid_t group, const FormKVerdict& cell, int rule_version) {
-  const CellVerdict& v = cell.verdict;
-  if (has_attribute(group, "verdict") && !has_attribute(group, "point_verdict"))
-    write_attribute(group, "point_verdict", read_string_attribute(group, "verdict"));
-  write_attribute(group, "verdict", std::string(to_string(v.outcome)));
-  write_attribute(group, "reason", verdict_reason(v));
-  write_attribute(group, "error_pct", v.error_pct);
-  write_attribute(group, "error_ci_low_pct", v.error_ci_low_pct);
-  write_attribute(group, "error_ci_high_pct", v.error_ci_high_pct);
-  write_attribute(group, "drift_pct", v.drift_pct);
-  write_attribute(group, "rounds", std::int64_t{v.rounds});
-  write_attribute(group, "rounds_needed", std::int64_t{v.rounds_needed});
-  write_attribute(group, "p_exceeds", v.p_exceeds);
-  write_attribute(group, "sealed_error_pct", v.sealed_error_pct);
-  write_attribute(group, "paired_outcome", std::string(to_string(v.paired_outcome)));
-  write_attribute(group, "sealed_outcome", std::string(to_string(v.sealed_outcome)));
-  // Version 2 has no signed error and no explanation; a cell never judged
-  // (NOT_APPLICABLE) has neither either.
-  if (rule_version >= 3 && v.outcome != Outcome::not_applicable) {
-    write_attribute(group, "signed_error_pct", v.signed_error_pct);
-    write_attribute(group, "signed_ci_low_pct", v.signed_ci_low_pct);
-    write_attribute(group, "signed_ci_high_pct", v.signed_ci_high_pct);
-    write_attribute(group, "cell_error_pct", v.cell_error_pct);
-    write_attribute(group, "explained_by", v.explained_by);
-  }
+// Per cell in grid order, `f` of its judgement as a percent error.
+template <typename F>
+std::vector<double> per_cell(const FormAtK& form, F f) {
+  std::vector<double> out;
+  for (const CellJudgement& cell : form.cells) out.push_back(f(cell));
+  return out;
+}
+
+double pct_of(double log_value) { return std::expm1(log_value) * 100.0; }
+
+void write_cell(hid_t group, const FormKVerdict& cell) {
+  write_attribute(group, "verdict", std::string(to_string(cell.outcome)));
+  write_attribute(group, "reason", verdict_reason(cell));
+  if (cell.outcome == Outcome::not_applicable) return;  // never judged: no figure
+  const FormAtK& f = cell.judged;
+  write_attribute(group, "mape_pct", f.mape_pct);
+  write_attribute(group, "worst_cell", std::int64_t{f.worst_cell});
+  write_attribute(group, "error_ci_high_pct", f.error_bound_pct);
+  write_attribute(group, "cell_error_pct", per_cell(f, [](const CellJudgement& c) { return c.error_pct; }));
+  write_attribute(group, "cell_mean_ratio_pct", per_cell(f, [](const CellJudgement& c) { return c.mean_ratio_pct; }));
+  write_attribute(group, "cell_verdict",
+                  [&] {
+                    std::vector<std::string> out;
+                    for (const CellJudgement& c : f.cells) out.emplace_back(to_string(c.outcome));
+                    return out;
+                  }());
+  // An interval not formed is NaN, never 0.
+  const auto bound = [](const RoundInterval& i, double v) { return i.formed ? pct_of(v) : std::nan(""); };
+  write_attribute(group, "cell_hold_low_pct", per_cell(f, [&](const CellJudgement& c) { return bound(c.hold, c.hold.low); }));
+  write_attribute(group, "cell_hold_high_pct",
+                  per_cell(f, [&](const CellJudgement& c) { return bound(c.hold, c.hold.high); }));
+  write_attribute(group, "cell_falsify_low_pct",
+                  per_cell(f, [&](const CellJudgement& c) { return bound(c.falsify, c.falsify.low); }));
+  write_attribute(group, "cell_falsify_high_pct",
+                  per_cell(f, [&](const CellJudgement& c) { return bound(c.falsify, c.falsify.high); }));
+  write_attribute(group, "cell_sealed_error_pct", cell.sealed_error_pct);
   if (cell.localized) {
     const Localization& l = *cell.localized;
     write_attribute(group, "localized_term", l.term);
@@ -43,14 +56,6 @@ void write_cell(hid_t group, const FormKVerdict& cell, int rule_version) {
     write_attribute(group, "localized_departure_us", l.departure_us);
     write_attribute(group, "localized_departure_pct", l.departure_pct);
   }
-}
-
-std::string same_node_state(const RoundsEvaluation& e) {
-  const RoundsControls& c = e.controls;
-  if (!c.same_node_run) return "NOT_RUN";
-  // Under version 3 the spread gates nothing: the straggler term localizes.
-  if (e.rule_version >= 3) return "MEASURED";
-  return c.rank_imbalance ? "RANK_IMBALANCE" : "BALANCED";
 }
 
 void write_straggler(hid_t root, int k, const StragglerTerm& term, const std::vector<std::string>& placements) {
@@ -73,9 +78,9 @@ void write_straggler(hid_t root, int k, const StragglerTerm& term, const std::ve
 
 }  // namespace
 
-std::string verdict_reason(const CellVerdict& v) {
+std::string verdict_reason(const FormKVerdict& v) {
   if (v.outcome == Outcome::not_applicable) return v.not_applicable_reason;
-  return std::string(to_string(v.reason));
+  return std::string(to_string(v.judged.reason));
 }
 
 std::vector<std::string> read_rank_placements(const H5File& file) {
@@ -108,32 +113,28 @@ std::string systematic_imbalance_warning(int k, const StragglerTerm& term, const
 void write_round_verdicts(H5File& file, const RoundsEvaluation& e) {
   for (const FormKVerdict& cell : e.cells) {
     H5Handle group = file.group(verdict_group_path(cell.form, cell.k));
-    write_cell(group.id(), cell, e.rule_version);
+    write_cell(group.id(), cell);
   }
-  const RoundsControls& c = e.controls;
   H5Handle root = file.group(kVerdictGroup);
-  write_attribute(root.id(), "rule_version", std::int64_t{e.rule_version});
-  write_attribute(root.id(), "final_look", std::int64_t{e.final_look ? 1 : 0});
+  write_attribute(root.id(), "rule_version", std::int64_t{e.rule.version});
+  write_attribute(root.id(), "anchor_convention", std::string(kAnchorConvention));
   write_attribute(root.id(), "rounds", std::int64_t{e.rounds});
-  write_attribute(root.id(), "judged_cells", std::int64_t{e.judged_cells});
-  write_attribute(root.id(), "alpha", e.alpha);
-  write_attribute(root.id(), "control_aa",
-                  std::string(!c.aa_run ? "NOT_RUN" : c.aa_holds ? "HOLDS" : c.aa_formed ? "FAILED" : "NOT_FORMED"));
-  if (c.aa_run && c.aa_formed) write_attribute(root.id(), "control_aa_upper_pct", c.aa_upper_pct);
-  write_attribute(root.id(), "control_same_node", same_node_state(e));
-  if (c.same_node_run) {
-    write_attribute(root.id(), "control_same_node_spread_pct", c.same_node_spread_pct.estimate);
-    write_attribute(root.id(), "control_same_node_spread_high_pct", c.same_node_spread_pct.high);
+  write_attribute(root.id(), "blocks", std::int64_t{e.blocks});
+  write_attribute(root.id(), "block_rounds", std::int64_t{e.rule.block_rounds});
+  write_attribute(root.id(), "alpha", e.rule.family_alpha);
+  write_attribute(root.id(), "kill_switch_pct", e.rule.kill_switch_pct);
+  write_attribute(root.id(), "family_cells", std::int64_t{e.family_cells});
+  write_attribute(root.id(), "control_aa", std::string(!e.aa.run ? "NOT_RUN" : e.aa.holds ? "HOLDS" : "NOT_HELD"));
+  if (e.aa.run) {
+    const AaCell& worst = e.aa.cells[static_cast<std::size_t>(e.aa.worst_cell)];
+    write_attribute(root.id(), "control_aa_worst_rank", std::int64_t{worst.rank});
+    write_attribute(root.id(), "control_aa_worst_error_pct", worst.judgement.error_pct);
   }
-  for (const auto& [k, power] : c.power) {
-    write_attribute(root.id(), fmt::format("control_power_k{}_over", k), std::string(to_string(power.over.outcome)));
-    write_attribute(root.id(), fmt::format("control_power_k{}_under", k), std::string(to_string(power.under.outcome)));
+  if (e.same_node_spread_pct) {
+    write_attribute(root.id(), "control_same_node_spread_pct", e.same_node_spread_pct->estimate);
+    if (e.same_node_spread_pct->formed)
+      write_attribute(root.id(), "control_same_node_spread_high_pct", e.same_node_spread_pct->high);
   }
-  for (const auto& [k, outcome] : c.no_speedup)
-    write_attribute(root.id(), fmt::format("control_no_speedup_k{}", k), std::string(to_string(outcome)));
-  std::vector<std::string> unpowered;
-  for (int k : c.unpowered_k) unpowered.push_back(std::to_string(k));
-  write_attribute(root.id(), "control_unpowered_k", unpowered.empty() ? std::string("none") : fmt::format("{}", fmt::join(unpowered, ",")));
   const std::vector<std::string> placements = read_rank_placements(file);
   for (const auto& [k, term] : e.straggler) write_straggler(root.id(), k, term, placements);
   file.flush();

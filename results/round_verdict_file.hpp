@@ -1,15 +1,15 @@
 #pragma once
-// The rounds verdict in /verdict. Per (form, k): verdict, reason, error_pct,
-// error_ci_low_pct, error_ci_high_pct (the bounds of the unsigned error),
-// drift_pct, rounds, rounds_needed, p_exceeds, the calibration-time
-// evaluation beside it; under rule version 3 also signed_error_pct,
-// signed_ci_low_pct, signed_ci_high_pct, cell_error_pct (signed, in grid
-// order: the order of the group's batch and context datasets) and
-// explained_by; where the rounds measured a term, localized_term with its
-// measured, predicted and departure figures. On /verdict itself: the rule
-// version, whether the look was final, α and the judged cells, the controls,
-// and per k whose collectives were timed on every rank the straggler term
-// and, for a rank slower across rounds, a warning naming it with its host and
+// The rounds verdict in /verdict (rule version 6). Per (form, k): verdict,
+// reason, mape_pct, worst_cell, error_ci_high_pct (the largest |error| any
+// cell's 1 − 2α interval allows) and per cell in grid order (the order of the
+// group's batch and context datasets): cell_verdict, cell_error_pct (the
+// median), cell_mean_ratio_pct, both intervals' bounds (cell_hold_*,
+// cell_falsify_*; NaN where not formed), cell_sealed_error_pct (drift); where
+// the rounds measured a term, localized_term with its figures. A
+// NOT_APPLICABLE verdict carries only its reason. On /verdict itself: the
+// rule, the rounds and blocks, α, m, the A/A control, the same-node spread and
+// per k whose collectives were timed on every rank the straggler term and,
+// for a rank slower across rounds, a warning naming it with its host and
 // device. A figure that was not measured is absent, never 0.
 #include <string>
 #include <vector>
@@ -26,7 +26,7 @@ void write_round_verdicts(H5File& file, const RoundsEvaluation& evaluation);
 
 // The reason text of a verdict: the INCONCLUSIVE reason or the
 // NOT_APPLICABLE reason; empty for HOLDS and FALSIFIED.
-std::string verdict_reason(const CellVerdict& verdict);
+std::string verdict_reason(const FormKVerdict& verdict);
 
 // Per world rank, "host H, device D" from /meta's rank map (one JSON object
 // per rank, as provenance writes it); "?" for a field a row lacks, and empty

@@ -191,9 +191,11 @@ void write_verdicts(H5File& file, const std::vector<FormDegreeResult>& results, 
     file.write_dataset(group_path + "/signed_error_pct", error, dims);
     file.write_strings(group_path + "/localizing_term", culprits);
     H5Handle group = file.group(group_path);
-    write_attribute(group.id(), "mape_pct", r.judgement.mape_pct);
-    write_attribute(group.id(), "kill_switch_pct", r.judgement.threshold_pct);
-    write_attribute(group.id(), "verdict", std::string(to_string(r.judgement.verdict)));
+    // The first round's points described by the single-pass point rule; the
+    // verdict (`verdict`, `mape_pct`) is the rounds' (round_verdict_file.hpp).
+    write_attribute(group.id(), "point_mape_pct", r.judgement.mape_pct);
+    write_attribute(group.id(), "point_kill_switch_pct", r.judgement.threshold_pct);
+    write_attribute(group.id(), "point_verdict", std::string(to_string(r.judgement.verdict)));
     write_attribute(group.id(), "localizing_term", r.culprit.term);
     write_attribute(group.id(), "localizing_departure_us", r.culprit.departure_us);
     write_attribute(group.id(), "localizing_departure_pct", r.culprit.departure_pct);

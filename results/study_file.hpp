@@ -59,7 +59,8 @@ struct SweepMedians {
 // `under`: an ablation root (layout.hpp), or the file's root when empty.
 SweepMedians read_sweep_medians(const H5File& file, SweepRoot root, int k, std::string_view under = {});
 
-// /verdict: one group per (form, k) with the per-cell comparison and the verdict.
+// /verdict: one group per (form, k) with the first round's per-cell comparison,
+// described by the point rule (point_verdict, point_mape_pct); decides nothing.
 void write_verdicts(H5File& file, const std::vector<FormDegreeResult>& results, const std::string& prereg_sha256);
 
 // A UTC timestamp with microseconds: "2026-11-30T04:15:00.123456Z" (sorts as text).

@@ -166,7 +166,7 @@ class Checker {
       const std::string dataset = path + "/" + name;
       if (!is_dataset(dataset) || !is_measured_quantity(dataset)) continue;
       const auto dims = dims_of(dataset);
-      const bool per_group = name == step_dataset::t_step_us && result_.schema_version >= 3;
+      const bool per_group = name == step_dataset::t_step_us;
       const std::uint64_t expected = per_group ? group_count : ranks;
       if (dims.size() == 2 && dims[1] != expected)
         problem(ProblemKind::inconsistent,

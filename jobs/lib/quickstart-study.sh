@@ -25,4 +25,4 @@ mkdir -p "$out"
 mpirun --oversubscribe -np 2 "$bench" run \
   --model "$root/tp_decoder/configs/llama-3.2-1b.json" --layers 2 \
   --tp 1,2 --batch 1,4 --context 256 -w 0 -n 1 --sweep-iters 20 --calibration-rounds 10 \
-  --rounds 20:80 --time-budget 100 -o "$out" --overwrite "$@"
+  --rounds 80 --time-budget 150 -o "$out" --overwrite "$@"

@@ -55,8 +55,8 @@ def main(argv):
             for cell in sorted(rounds["step"][k_name]):
                 if cell not in rounds["step_nocomm"]["k1"]:
                     continue
-                t_k = slowest_rank(rounds["step"][k_name][cell]["t_step_us"])
-                t_1 = slowest_rank(rounds["step_nocomm"]["k1"][cell]["t_step_us"])
+                t_k = slowest_rank(rounds["step"][k_name][cell]["t_rank_us"])
+                t_1 = slowest_rank(rounds["step_nocomm"]["k1"][cell]["t_rank_us"])
                 n = min(len(t_k), len(t_1))
                 d = np.log(t_k[:n] / t_1[:n])
                 robust = 1.4826 * np.median(np.abs(d - np.median(d)))

@@ -143,16 +143,16 @@ void calibrate_stage(StudyRuntime& rt, ResultsFile* file) {
     write_attribute(study.id(), "collective", std::string(to_string(d.collective)));
     write_attribute(study.id(), "calibrated_at", utc_timestamp_us());
     // The measurement design, declared before any calibration step; register seals it.
-    write_attribute(study.id(), "rounds_min", std::int64_t{d.min_rounds});
-    write_attribute(study.id(), "rounds_max", std::int64_t{d.max_rounds});
+    write_attribute(study.id(), "rounds", std::int64_t{d.rounds});
     write_attribute(study.id(), "time_budget_s", d.time_budget_s);
     write_model_config(file->h5(), rt.config);  // the same /config as step and replay files
     write_decision_declaration(file->h5(), d.decision);
     write_study_budget(file->h5(), rt.memory.budget);
     file->flush();
   }
-  // t_ar_sweep(k, ar_bytes) and the logits all-gather, around the step's payloads.
-  calibrate_collective_sweeps(rt, file, *rt.world, d.grid.tp, {});
+  // t_ar_sweep(k, ar_bytes) and the logits all-gather, around the step's
+  // payloads, for every k > 1: a group of one rank issues no collective.
+  calibrate_collective_sweeps(rt, file, *rt.world, collective_degrees(d.grid.tp), {});
 
   // The step terms last: registration and the first measurement round follow
   // them within a second, and the machine's level moves over seconds

@@ -35,47 +35,36 @@ void write_text_file(const std::string& path, const std::string& text) {
   if (!out) throw UsageError(fmt::format("-o: cannot write '{}'", path));
 }
 
-// The rounds design calibration declared in /study (a file calibrated before
-// rounds existed gets the defaults), with the kill switch: sealed from here on.
+// The rounds design calibration declared in /study, with the kill switch:
+// sealed from here on.
 RoundsDesign declared_design(const H5File& file, double kill_switch_pct, std::uint64_t seed) {
   H5Handle study = file.open_object(kStudyGroup);
-  const RoundsDesign defaults;
-  if (!has_attribute(study.id(), "rounds_min"))
-    return make_rounds_design(defaults.min_rounds, defaults.max_rounds, defaults.time_budget_s, seed, kill_switch_pct);
-  return make_rounds_design(static_cast<int>(read_integer_attribute(study.id(), "rounds_min")),
-                            static_cast<int>(read_integer_attribute(study.id(), "rounds_max")),
+  return make_rounds_design(static_cast<int>(read_integer_attribute(study.id(), "rounds")),
                             read_double_attribute(study.id(), "time_budget_s"), seed, kill_switch_pct);
 }
 
-// Version 3: the rounds the calibration's spread says the study needs,
-// sealed as the last checkpoint. Without a spread (fewer than 3 calibration
-// rounds) the checkpoints stay those of --rounds MIN:MAX, and the plan says
-// nothing it could not know.
+// What the declared rounds can resolve at the calibration's spread, said
+// before measuring; N stays as declared. Without a spread (fewer than 3
+// calibration rounds) there is no plan.
 void plan_design_rounds(const H5File& file, const Registration& r, RoundsDesign& design) {
-  if (design.rule.version == 2) return;
   const CalibrationSpread spread = read_calibration_spread(file, r.grid);
   if (spread.cell_log_sd.empty()) return;
   RoundPlanInputs in;
   in.cell_log_sd = spread.cell_log_sd;
-  in.kill_switch_pct = design.rule.kill_switch_pct;
-  in.effect_pct = design.rule.kill_switch_pct / 2.0;
-  in.family_alpha = design.rule.family_alpha;
-  in.judged_cells = family_cell_count(design.rule.version,
-                                      parse_backend_kind("registered backend", r.workload.backend), r.grid.tp,
-                                      registered_forms(r));
-  in.min_rounds = design.min_rounds;
-  in.max_rounds = design.max_rounds;
+  in.rule = design.rule;
+  in.rounds = design.rounds;
+  in.family_cells = form_family_cells(r.grid);
   in.seconds_per_round = spread.seconds_per_visit * static_cast<double>(round_conditions(r.grid).size());
   in.time_budget_s = design.time_budget_s;
-  apply_round_plan(design, plan_rounds(in));
+  design.plan = plan_rounds(in);
 }
 
 }  // namespace
 
 std::string planned_rounds_line(const PreregRecord& record) {
   const Registration r = parse_registration(record.text);
-  if (!r.design || !r.design->plan) return "";
-  return round_plan_line(*r.design->plan, r.design->rule.kill_switch_pct);
+  if (!r.design.plan) return "";
+  return round_plan_line(*r.design.plan);
 }
 
 PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::string& predictions_dir,
@@ -107,7 +96,7 @@ PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::str
         r.source.datasets.push_back(step_dataset_path(replay, step_dataset::t_host_us));
       }
   for (const SweepRoot root : {SweepRoot::all_reduce, SweepRoot::all_gather})
-    for (int k : r.grid.tp) {
+    for (int k : collective_degrees(r.grid.tp)) {
       r.source.datasets.push_back(sweep_dataset_path(root, k, "bytes"));
       r.source.datasets.push_back(sweep_dataset_path(root, k, "time_us"));
     }
@@ -116,8 +105,8 @@ PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::str
   r.source.datasets_sha256 = datasets_sha256(file, r.source.datasets);
   r.predictions = predict_all(r.calibration, registered_forms(r));
   r.design = declared_design(file, kill_switch_pct, r.workload.bootstrap_seed);
-  plan_design_rounds(file, r, *r.design);
-  r.falsification_rule = decision_rule_text(r.design->rule.version);
+  plan_design_rounds(file, r, r.design);
+  r.falsification_rule = decision_rule_text(r.design.rule);
   r.registered_at = utc_timestamp_us();
 
   PreregRecord record{registration_json(r), "", r.registered_at};

@@ -27,8 +27,8 @@ void append(std::vector<double>& to, const std::vector<double>& values) {
 
 void append_samples(RoundRecords& records, std::size_t index, const GatheredPoint& point) {
   const RoundCondition& c = records.conditions[index];
-  append(records.t_step_us[index], point.all_ranks_t_rank_us);
-  if (is_replay_anchor(c)) append(records.t_host_us[index], point.group0.t_host_us);
+  append(records.t_rank_us[index], point.all_ranks_t_rank_us);
+  if (is_replay_anchor(c)) append(records.t_host_us[index], point.all_ranks_t_host_us);
   if (has_collective_samples(c)) append(records.t_collective_us[index], point.all_ranks_collective_us);
 }
 
@@ -42,7 +42,7 @@ RoundRecords start_round_records(RoundsPhase phase, const std::vector<RoundCondi
   records.conditions = conditions;
   records.order_seed = order_seed;
   records.iterations = iterations;
-  records.t_step_us.resize(conditions.size());
+  records.t_rank_us.resize(conditions.size());
   records.t_host_us.resize(conditions.size());
   records.t_collective_us.resize(conditions.size());
   records.columns.assign(conditions.size(), ranks);

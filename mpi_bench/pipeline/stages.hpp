@@ -56,6 +56,8 @@ void measure_stage(StudyRuntime& runtime, ResultsFile* file);
 struct StudyVerdict {
   std::vector<FormDegreeResult> point;
   std::optional<RoundsEvaluation> rounds;
+  Grid grid;                  // the registered grid the rounds were judged on
+  std::string stop_reason;    // why the rounds ended before N; empty when all ran
   std::vector<std::string> rank_placements;
 };
 

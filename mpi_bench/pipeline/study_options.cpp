@@ -21,15 +21,16 @@ void add_study_flags(CLI::App* app, StudyFlags& f) {
                      [](const std::string& text) { return parse_integer("--seed", text, 0); })
       ->default_str(default_text(f.seed));
   add_checked_option(*app, "--rounds", f.rounds,
-                     "MIN:MAX measurement rounds: checkpoints at MIN, 2*MIN, ... and MAX (sealed)",
+                     "N measurement rounds, all of them run and judged once at the end (sealed; blocks of 5 "
+                     "rounds make the rule's intervals)",
                      [](const std::string& text) {
-                       int low = 0, high = 0;
-                       parse_rounds_range(text, &low, &high);  // refused as typed, before any rank starts
+                       parse_rounds(text);  // refused as typed, before any rank starts
                        return text;
                      })
       ->default_str(f.rounds);
   add_checked_option(*app, "--time-budget", f.time_budget_s,
-                     "Seconds of measurement rounds: stop at the last checkpoint that fits (0: none; sealed)",
+                     "Seconds of measurement rounds: a guard that ends the study early, and says so (0: none; "
+                     "sealed)",
                      [](const std::string& text) { return parse_integer("--time-budget", text, 0); })
       ->default_str(default_text(f.time_budget_s));
   add_decision_flags(*app, f.decision);
@@ -41,7 +42,7 @@ StudyDeclaration parse_study_flags(const StudyFlags& f) {
   d.sweep_iters = f.sweep_iters;
   d.calibration_rounds = f.calibration_rounds;
   d.bootstrap_seed = static_cast<std::uint64_t>(f.seed);
-  parse_rounds_range(f.rounds, &d.min_rounds, &d.max_rounds);
+  d.rounds = parse_rounds(f.rounds);
   d.time_budget_s = static_cast<double>(f.time_budget_s);
   d.decision = parse_decision_flags(f.decision, d.grid.tp);
   return d;
@@ -50,12 +51,7 @@ StudyDeclaration parse_study_flags(const StudyFlags& f) {
 DesignClaims parse_design_claims(const DesignClaimFlags& flags) {
   DesignClaims claims;
   if (!flags.kill_switch.empty()) claims.kill_switch_pct = parse_kill_switch(flags.kill_switch);
-  if (!flags.rounds.empty()) {
-    int low = 0, high = 0;
-    parse_rounds_range(flags.rounds, &low, &high);
-    claims.min_rounds = low;
-    claims.max_rounds = high;
-  }
+  if (!flags.rounds.empty()) claims.rounds = parse_rounds(flags.rounds);
   if (!flags.time_budget.empty())
     claims.time_budget_s = static_cast<double>(parse_integer("--time-budget", flags.time_budget, 0));
   if (!flags.seed.empty()) claims.seed = static_cast<std::uint64_t>(parse_integer("--seed", flags.seed, 0));

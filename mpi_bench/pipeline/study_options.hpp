@@ -19,8 +19,8 @@ struct StudyFlags {
   int sweep_iters = 20;           // --sweep-iters
   int calibration_rounds = 10;    // --calibration-rounds: the round plan reads their spread (9 degrees of freedom)
   long long seed = 20240;         // --seed: bootstrap seed and the rounds' visiting order
-  std::string rounds = "10:20";   // --rounds MIN:MAX
-  long long time_budget_s = 0;    // --time-budget SECONDS (0: none)
+  std::string rounds = std::to_string(kDefaultRounds);  // --rounds N
+  long long time_budget_s = 0;    // --time-budget SECONDS: a guard (0: none)
   DecisionFlags decision;          // --tpot-slo, --predict-tp
 
   // A study compares TP-1 with TP-2 by default. Its intervals come from the

@@ -12,7 +12,6 @@
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/pipeline/round_visit.hpp"
 #include "mpi_bench/watchdog.hpp"
-#include "predictor/study_stopping.hpp"
 #include "predictor/visit_order.hpp"
 #include "results/round_records.hpp"
 
@@ -62,41 +61,20 @@ void measure_ranks_alone(StudyRuntime& rt, ResultsFile* file, TpGroups& groups,
     }
 }
 
-// Rank 0 at the end of a round: whether to stop, and why. A look that ends
-// the study whatever it finds (the last checkpoint, or a time budget that
-// does not hold one more round) is judged as the final look, which spends the
-// α left; a look at any other checkpoint spends only its share, and stops
-// when every cell is decided. A budget that cannot reach the next checkpoint
-// still holds rounds: the study measures them and ends where the budget does,
-// rather than dropping them at the checkpoint before (the final look's α is
-// all that earlier looks left, wherever it falls).
-std::string stop_reason(const Registration& registration, const RoundsDesign& design, const RoundRecords& records,
-                        double elapsed_s) {
-  const int done = static_cast<int>(records.order.size());
-  if (done >= design.rule.max_rounds()) return "maximum rounds";
-  if (design.time_budget_s > 0) {
-    const double projected_s = elapsed_s / done * (done + 1);
-    if (projected_s > design.time_budget_s)
-      return fmt::format("time budget: {} rounds would take about {:.0f} s of the {:.0f} s budget", done + 1,
-                         projected_s, design.time_budget_s);
-  }
-  if (!is_checkpoint(design.rule, done)) return "";
-  const RoundsEvaluation evaluation =
-      evaluate_rounds(registration, design, round_observations(records), /*final_look=*/false);
-  std::vector<CellVerdict> verdicts;
-  for (const auto& cell : evaluation.cells) verdicts.push_back(cell.verdict);
-  if (should_stop(design.rule, done, verdicts)) return "every cell decided";
-  return "";
+// Rank 0 at the end of a round: whether the time budget ends the study
+// before its declared rounds, and why. The design is fixed: nothing the
+// rounds show can stop it, so no look is taken here; the verdict judges the
+// rounds once, at the end.
+std::string budget_stop_reason(const RoundsDesign& design, int done, double elapsed_s) {
+  if (done >= design.rounds || design.time_budget_s <= 0) return "";
+  const double projected_s = elapsed_s / done * (done + 1);
+  if (projected_s <= design.time_budget_s) return "";
+  return fmt::format("time budget: round {} would end about {:.0f} s into the {:.0f} s budget, so {} of the {} "
+                     "declared rounds ran",
+                     done + 1, projected_s, design.time_budget_s, done, design.rounds);
 }
 
 }  // namespace
-
-RoundsDesign registered_design(const Registration& r) {
-  if (r.design) return *r.design;
-  const RoundsDesign defaults;
-  return make_rounds_design(defaults.min_rounds, defaults.max_rounds, 0, r.workload.bootstrap_seed,
-                            kill_switch_for(r.kill_switches, "ideal"));
-}
 
 std::vector<int> round_group_degrees(const std::vector<int>& grid_tp) {
   std::vector<int> degrees = grid_tp;
@@ -109,9 +87,9 @@ std::vector<int> round_group_degrees(const std::vector<int>& grid_tp) {
 void run_study_rounds(StudyRuntime& rt, ResultsFile* file, const Registration* registration) {
   const StudyDeclaration& d = rt.declaration;
   RoundsDesign design;
-  if (registration) design = registered_design(*registration);
+  if (registration) design = registration->design;
   std::uint64_t seed = design.order_seed;
-  int max_rounds = design.rule.max_rounds();
+  int max_rounds = design.rounds;
   MPI_CHECK(MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD));
   MPI_CHECK(MPI_Bcast(&max_rounds, 1, MPI_INT, 0, MPI_COMM_WORLD));
 
@@ -132,7 +110,7 @@ void run_study_rounds(StudyRuntime& rt, ResultsFile* file, const Registration* r
   const Clock::time_point start = Clock::now();
   int execution_index = 0;
   for (int round = 0; round < max_rounds; ++round) {
-    study_progress(rt, fmt::format("measure: round {} of at most {} ({} visits)", round + 1, max_rounds,
+    study_progress(rt, fmt::format("measure: round {} of {} ({} visits)", round + 1, max_rounds,
                                    conditions.size()));
     for (std::size_t index : orders[static_cast<std::size_t>(round)]) {
       const RoundCondition& c = conditions[index];
@@ -152,7 +130,7 @@ void run_study_rounds(StudyRuntime& rt, ResultsFile* file, const Registration* r
     validate_collectively(MPI_COMM_WORLD, [&] {
       if (!file) return;
       records.order.push_back(orders[static_cast<std::size_t>(round)]);
-      records.stop_reason = stop_reason(*registration, design, records, seconds_since(start));
+      records.stop_reason = budget_stop_reason(design, static_cast<int>(records.order.size()), seconds_since(start));
       stop = records.stop_reason.empty() ? 0 : 1;
       write_round_records(file->h5(), records);
       file->flush();  // a killed study keeps every finished round
@@ -161,8 +139,8 @@ void run_study_rounds(StudyRuntime& rt, ResultsFile* file, const Registration* r
     if (stop) break;
   }
   if (file)
-    study_progress(rt, fmt::format("measure: stopped after {} rounds ({}), {:.1f} s", records.order.size(),
-                                   records.stop_reason, seconds_since(start)));
+    study_progress(rt, fmt::format("measure: {} rounds in {:.1f} s{}", records.order.size(), seconds_since(start),
+                                   records.stop_reason.empty() ? "" : "; ended early by the " + records.stop_reason));
 }
 
 }  // namespace tpb

@@ -4,9 +4,8 @@
 // --no-comm ablation, the anchors t_compute(1) and t_replay(k); TP-1 is also
 // the same-node control), in an order drawn by Fisher–Yates from the sealed
 // seed. TP-1 on each rank alone runs once before the first round.
-// Cells are judged at the sealed checkpoints only; the study stops at the
-// first checkpoint where every cell is decided, at the sealed maximum, or at
-// the last checkpoint the time budget allows.
+// A fixed design: the study runs its sealed N rounds, and only the time
+// budget, a guard, ends it earlier (it then records why in /rounds).
 #include <vector>
 
 #include "mpi_bench/pipeline/study_runtime.hpp"
@@ -15,16 +14,11 @@
 namespace tpb {
 
 // Collective. `file` and `registration` are non-null on world rank 0 only;
-// the registration carries the design (a version-1 registration, sealed
-// before rounds existed, is measured under the default design).
+// the registration carries the design.
 void run_study_rounds(StudyRuntime& runtime, ResultsFile* file, const Registration* registration);
 
 // The TP degrees of the groups the rounds hold at once, ascending: 1 (the
 // anchors, the control and each rank alone) and every k of `grid_tp`.
 std::vector<int> round_group_degrees(const std::vector<int>& grid_tp);
-
-// The design a registration was sealed with, or the default design at its
-// kill switch and seed for a version-1 registration.
-RoundsDesign registered_design(const Registration& registration);
 
 }  // namespace tpb

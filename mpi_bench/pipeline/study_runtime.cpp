@@ -99,6 +99,13 @@ StudyRuntime start_study_runtime(const StudyDeclaration& declaration) {
   return rt;
 }
 
+std::vector<int> collective_degrees(const std::vector<int>& grid_tp) {
+  std::vector<int> degrees;
+  for (int k : grid_tp)
+    if (k > 1) degrees.push_back(k);
+  return degrees;
+}
+
 Workload describe_workload(const StudyRuntime& rt) {
   const StudyDeclaration& d = rt.declaration;
   return {rt.config.name,
@@ -139,11 +146,8 @@ StudyDeclaration broadcast_declaration(const RankContext& ranks, const std::stri
     d.sweep_iters = static_cast<int>(read_integer_attribute(study.id(), "sweep_iters"));
     d.bootstrap_seed = w.bootstrap_seed;
     d.bootstrap_resamples = w.bootstrap_resamples;
-    if (has_attribute(study.id(), "rounds_min")) {
-      d.min_rounds = static_cast<int>(read_integer_attribute(study.id(), "rounds_min"));
-      d.max_rounds = static_cast<int>(read_integer_attribute(study.id(), "rounds_max"));
-      d.time_budget_s = read_double_attribute(study.id(), "time_budget_s");
-    }
+    d.rounds = static_cast<int>(read_integer_attribute(study.id(), "rounds"));
+    d.time_budget_s = read_double_attribute(study.id(), "time_budget_s");
   });
   broadcast(d.model_path);
   broadcast(d.grid.tp);
@@ -157,8 +161,7 @@ StudyDeclaration broadcast_declaration(const RankContext& ranks, const std::stri
   broadcast(d.sweep_iters);
   broadcast(d.bootstrap_seed);
   broadcast(d.bootstrap_resamples);
-  broadcast(d.min_rounds);
-  broadcast(d.max_rounds);
+  broadcast(d.rounds);
   broadcast(d.time_budget_s);
   return d;
 }
@@ -182,6 +185,7 @@ GatheredPoint run_point_everywhere(StudyRuntime& rt, Communicator* group, const 
   out.group0 = record_columns(world, 0, group_size);
   out.attributes = step_point_attributes(info, rt.config, terms, group);
   out.all_ranks_t_rank_us = world.t_rank_us;
+  out.all_ranks_t_host_us = world.t_host_us;
   if (!terms.collectives_profiled_separately && !world.t_ar_insitu_us.empty())
     for (std::size_t i = 0; i < world.t_ar_insitu_us.size(); ++i)
       out.all_ranks_collective_us.push_back(world.t_ar_insitu_us[i] + world.t_ag_insitu_us[i]);

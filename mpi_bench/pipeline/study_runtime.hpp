@@ -32,9 +32,8 @@ struct StudyDeclaration : GridChoice {
   int calibration_rounds = 10;  // rounds of the calibration's replays and TP-1 --no-comm
   std::uint64_t bootstrap_seed = 20240;  // also seeds the visiting order of the rounds
   int bootstrap_resamples = 2000;
-  int min_rounds = 10;       // --rounds MIN:MAX, sealed at registration
-  int max_rounds = 20;
-  double time_budget_s = 0;  // --time-budget: 0 means none
+  int rounds = kDefaultRounds;  // --rounds N, sealed at registration
+  double time_budget_s = 0;     // --time-budget: a guard that ends the rounds early; 0 means none
   DecisionDeclaration decision;  // --tpot-slo, --predict-tp
 };
 
@@ -74,6 +73,10 @@ StudyRuntime start_study_runtime(const StudyDeclaration& declaration);
 // The workload record of this study (config digest, sizes, sample counts).
 Workload describe_workload(const StudyRuntime& runtime);
 
+// The degrees of `grid_tp` whose groups issue collectives (k > 1): the
+// calibration sweeps these, and a group of one rank opens no communicator.
+std::vector<int> collective_degrees(const std::vector<int>& grid_tp);
+
 // The collective the study's steps run with, as /study records it; a file
 // that does not record one ran the backend's default.
 CollectiveKind stored_study_collective(const H5File& file, BackendKind backend);
@@ -92,7 +95,8 @@ StudyDeclaration broadcast_declaration(const RankContext& ranks, const std::stri
 // next visit (the caller has budgeted it). On world rank 0, `group0` holds
 // group 0's columns (for a replay, rank 0 alone), `all_ranks_t_rank_us`
 // every world rank's own step time (iterations × world size; the slowest of
-// a group's columns is that group's t_step) and `all_ranks_collective_us`
+// a group's columns is that group's t_step), `all_ranks_t_host_us` every
+// world rank's host issue time, alike, and `all_ranks_collective_us`
 // every world rank's time inside the step's collectives, all-reduces and
 // all-gather, where the timed iterations themselves recorded it (empty
 // otherwise: not measured, or measured in further profiled iterations).
@@ -102,6 +106,7 @@ struct GatheredPoint {
   StepPointRecord group0;
   StepPointAttributes attributes;
   std::vector<double> all_ranks_t_rank_us;
+  std::vector<double> all_ranks_t_host_us;
   std::vector<double> all_ranks_collective_us;
 };
 enum class InSituCollectives { measure, skip };

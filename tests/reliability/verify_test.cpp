@@ -201,19 +201,20 @@ TEST_F(VerifyTest, AWrongSchemaVersionIsUnreadableEvenWithAllowIncomplete) {
   file->mark_complete();
   const VerifyResult result = verify_results_file(path_);
   EXPECT_TRUE(result.unreadable());
-  EXPECT_EQ(result.summary(), fmt::format("{}: /meta schema_version is {}, this tpbench reads versions {} to {}",
-                                          path_, kSchemaVersion + 1, kOldestReadableSchemaVersion, kSchemaVersion));
+  EXPECT_EQ(result.summary(), fmt::format("{}: /meta schema_version is {}, this tpbench reads only version {}",
+                                          path_, kSchemaVersion + 1, kSchemaVersion));
   EXPECT_THROW(require_verified_results(path_, true), UsageError);
 }
 
-TEST_F(VerifyTest, ThePreviousSchemaVersionIsRead) {
+TEST_F(VerifyTest, AFileWrittenBeforeSchema4IsRefusedInOneLineNamingItsVersion) {
   auto file = sweep_file();
   H5Handle meta = file->h5().group("/meta");
-  write_attribute(meta.id(), "schema_version", kPreviousSchemaVersion);
+  write_attribute(meta.id(), "schema_version", std::int64_t{3});
   file->mark_complete();
   const VerifyResult result = verify_results_file(path_);
-  EXPECT_TRUE(result.ok()) << result.summary();
-  EXPECT_EQ(result.schema_version, kPreviousSchemaVersion);
+  EXPECT_TRUE(result.unreadable());
+  EXPECT_EQ(result.summary(),
+            fmt::format("{}: /meta schema_version is 3, this tpbench reads only version {}", path_, kSchemaVersion));
 }
 
 // A string dataset created but never written reads as null pointers. Reading

@@ -57,7 +57,7 @@ def extract(series_dir, study_dir):
                         continue
                     for tp_name in g[kind]:
                         for cell_name in g[kind][tp_name]:
-                            t = np.asarray(g[kind][tp_name][cell_name]["t_step_us"])  # rounds x iters x ranks
+                            t = np.asarray(g[kind][tp_name][cell_name]["t_rank_us"])  # rounds x iters x ranks
                             k = int(tp_name[1:])
                             b = int(cell_name.split("_")[0][1:])
                             for r in range(t.shape[0]):
