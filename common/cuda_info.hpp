@@ -22,7 +22,7 @@ struct CudaInfo {
 CudaInfo query_cuda_info();
 
 // One line for a failed CUDA runtime call: "CALL: cudaErrorName: the runtime's
-// message (error N; CUDA runtime 13.0, driver 12.4)", the driver "none" when
+// message (error N, CUDA runtime 13.0, driver 12.4)", the driver "none" when
 // there is none. `status` is the cudaError_t the call returned.
 std::string cuda_error_line(const std::string& call, int status);
 

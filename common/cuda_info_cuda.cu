@@ -45,7 +45,7 @@ std::string cuda_error_line(const std::string& call, int status) {
       cudaRuntimeGetVersion(&runtime) == cudaSuccess ? version_string(runtime) : std::string("unknown");
   const std::string driver_text =
       cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0 ? version_string(driver) : std::string("none");
-  return fmt::format("{}: {}: {} (error {}; CUDA runtime {}, driver {})", call, cudaGetErrorName(error),
+  return fmt::format("{}: {}: {} (error {}, CUDA runtime {}, driver {})", call, cudaGetErrorName(error),
                      cudaGetErrorString(error), status, runtime_text, driver_text);
 }
 

@@ -98,7 +98,7 @@ if echo ",${STUB_FAIL:-}," | grep -q ',gtest,'; then
 fi
 if echo ",${STUB_FAIL:-}," | grep -q ',skip,'; then
   echo "twin_backends.hpp:62: Skipped"
-  echo "no CUDA device visible: cudaGetDeviceCount: cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime version (error 35; CUDA runtime 13.0, driver 12.4)"
+  echo "no CUDA device visible: cudaGetDeviceCount: cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime version (error 35, CUDA runtime 13.0, driver 12.4)"
   echo "[  SKIPPED ] TwinOps.Gemm (0 ms)"
 fi
 echo "[  PASSED  ] 60 tests."
