@@ -191,7 +191,9 @@ std::vector<RoundObservation> round_observations(const RoundRecords& r) {
         case RoundKind::step:
           o.step_us[cell] = slowest_median(r.t_rank_us[i], rr, r.iterations, columns, std::min(c.k, columns));
           if (c.k == 1) o.step1_rank_us[grid_cell] = per_rank(r.t_rank_us[i]);
-          if (collectives_measured(r, i)) o.rank_collective_us[cell] = per_rank(r.t_collective_us[i]);
+          if (collectives_measured(r, i))  // group 0's ranks: the ones that waited for each other
+            o.rank_collective_us[cell] =
+                per_column_medians(r.t_collective_us[i], rr, r.iterations, columns, std::min(c.k, columns));
           break;
         case RoundKind::step_nocomm:
           (c.k == 1 ? o.compute1_rank_us[grid_cell] : o.nocomm_rank_us[cell]) = per_rank(r.t_rank_us[i]);

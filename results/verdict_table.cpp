@@ -102,8 +102,10 @@ std::vector<std::string> verdict_notes(const RoundsEvaluation& e) {
                                 worst.context, pct(worst.judgement.error_pct), interval_pct_text(worst.judgement.hold)));
   }
   // A form's applicability is the backend's, the same at every k: said once.
+  std::vector<std::string> said;
   for (const FormKVerdict& v : e.cells) {
-    if (v.outcome != Outcome::not_applicable || v.k != e.cells.front().k) continue;
+    if (v.outcome != Outcome::not_applicable || std::find(said.begin(), said.end(), v.form) != said.end()) continue;
+    said.push_back(v.form);
     notes.push_back(fmt::format("`{}` is NOT_APPLICABLE: {}.", v.form, v.not_applicable_reason));
   }
   for (const FormKVerdict& v : e.cells)

@@ -1,7 +1,8 @@
 // The rounds as stored and reduced: each rank's time inside a TP-k step's
 // collectives goes to /rounds and comes back, from the file and from the
 // records in memory alike, as the per-rank medians of group 0; where a visit
-// did not measure it, it is absent, never 0.
+// did not measure it, it is absent, never 0. The anchors come back as every
+// rank's own median, so that a TP-k cell is priced on its group's slowest.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -30,8 +31,11 @@ RoundRecords two_rounds() {
   const auto cells = static_cast<std::size_t>(kRounds * kIterations * kRanks);
   for (const RoundCondition& c : r.conditions) {
     r.columns.push_back(kRanks);
-    r.t_step_us.push_back(std::vector<double>(cells, 100.0));
-    r.t_host_us.push_back(is_replay_anchor(c) ? std::vector<double>(kRounds * kIterations, 90.0) : std::vector<double>{});
+    std::vector<double> times(cells, 100.0);
+    if (c.kind == RoundKind::step_nocomm && c.k == 1)
+      for (std::size_t i = 0; i < cells; ++i) times[i] = 100.0 + 10.0 * static_cast<double>(i % kRanks);  // rank r: 100 + 10 r
+    r.t_rank_us.push_back(times);
+    r.t_host_us.push_back(is_replay_anchor(c) ? std::vector<double>(cells, 90.0) : std::vector<double>{});
     r.t_collective_us.emplace_back();
     if (has_collective_samples(c))
       // rounds × iterations × ranks; ranks 2 and 3 (group 1) are not group 0's.
@@ -71,6 +75,23 @@ TEST_F(RoundRecordsFile, RankCollectiveTimeIsEachGroupZeroRanksMedianPerRound) {
     EXPECT_EQ(rounds[0].rank_collective_us.size(), 1u);  // TP-k steps with k > 1 only
   }
   EXPECT_TRUE(collective_dataset_written_);
+}
+
+TEST_F(RoundRecordsFile, AnchorsAreEveryRanksMedianAndACellIsPricedOnItsGroupsSlowest) {
+  const RoundRecords records = two_rounds();
+  for (const std::vector<RoundObservation>& rounds : {written_and_read(records), round_observations(records)}) {
+    const RoundObservation& round = rounds.at(1);
+    EXPECT_EQ(round.compute1_rank_us.at(GridCell{1, 8}), (std::vector<double>{100, 110, 120, 130}));
+    EXPECT_EQ(round.host_rank_us.at(DegreeCell{2, 1, 8}), (std::vector<double>(kRanks, 90.0)));
+    CellInputs tp1, tp2;
+    tp1.batch = tp2.batch = 1;
+    tp1.context = tp2.context = 8;
+    tp1.inputs.k = 1;
+    tp2.inputs.k = 2;
+    EXPECT_EQ(paired_inputs(tp1, round).t_compute1_us, 100.0);  // TP-1's group is rank 0
+    EXPECT_EQ(paired_inputs(tp2, round).t_compute1_us, 110.0);  // TP-2's group 0: ranks 0 and 1
+    EXPECT_EQ(paired_inputs(tp1, round).t_replay_us, 100.0);    // a TP-1 shard is the whole model
+  }
 }
 
 TEST_F(RoundRecordsFile, RankCollectiveTimeNotMeasuredIsAbsent) {

@@ -1,12 +1,13 @@
-// What the rounds verdict writes and prints, from evaluations built by hand:
-// under rule version 3 the signed error, the per-cell errors, the localized
-// term, explained_by, the straggler term and a systematic-imbalance warning
-// naming the rank with its host and device; under version 2 none of the
-// version 3 figures, and the same-node gate as sealed. The console's last
-// lines are the answer per TP degree.
+// What the rounds verdict writes and prints, from evaluations built by hand
+// under rule version 6: per (form, k) the verdict, its reason, the MAPE, the
+// bound on |error| and every cell's figures (NaN where an interval is not
+// formed), the localized term, the A/A on /verdict, the straggler term and a
+// systematic-imbalance warning naming the rank with its host and device. The
+// console prints one verdict table with the lines that say what it speaks for.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 
@@ -19,51 +20,57 @@
 namespace tpb {
 namespace {
 
-RoundInterval interval(double estimate, double low, double high) {
-  return {true, 20, estimate, low, high, 0.95};
+RoundInterval interval(double estimate, double low, double high) { return {true, 16, estimate, low, high, 0.92}; }
+
+// A cell whose median and 1 − 2α interval are ln(1 + pct/100).
+CellJudgement cell(Outcome outcome, double error_pct, double low_pct, double high_pct, bool falsify_formed = true) {
+  CellJudgement c;
+  c.outcome = outcome;
+  c.rounds = 80;
+  c.median_log = std::log1p(error_pct / 100);
+  c.error_pct = error_pct;
+  c.mean_ratio_pct = error_pct + 1;
+  c.hold = interval(c.median_log, std::log1p(low_pct / 100), std::log1p(high_pct / 100));
+  c.falsify = falsify_formed ? interval(c.median_log, std::log1p((low_pct - 2) / 100), std::log1p((high_pct + 2) / 100))
+                             : RoundInterval{};
+  return c;
 }
 
-CellVerdict judged(Outcome outcome, double error, double low, double high) {
-  CellVerdict v;
-  v.outcome = outcome;
-  v.error_pct = error;
-  v.error_ci_low_pct = low;
-  v.error_ci_high_pct = high;
-  v.signed_error_pct = error;
-  v.signed_ci_low_pct = low;
-  v.signed_ci_high_pct = high;
-  v.cell_error_pct = {error - 1, error + 1};
-  v.rounds = 20;
-  v.paired_outcome = v.sealed_outcome = outcome;
+FormKVerdict form(const char* name, int k, std::vector<CellJudgement> cells, bool aa_holds = true) {
+  FormKVerdict v;
+  v.form = name;
+  v.k = k;
+  v.judged = judge_form_at_k(std::move(cells), aa_holds);
+  v.outcome = v.judged.outcome;
+  for (std::size_t i = 0; i < v.judged.cells.size(); ++i) v.sealed_error_pct.push_back(0.5);
   return v;
 }
 
-// TP-1: ideal and replay HOLD (one prediction there); TP-2: ideal FALSIFIED and explained by a straggler whose
-// rank 1 is systematically slower, replay open, host_floor not applicable.
-RoundsEvaluation evaluation(int rule_version) {
+// Grid k {1, 2} × b {1, 4} × c {256}: TP-1 ideal HOLDS; TP-2 ideal FALSIFIED
+// with rank 1 systematically slower, replay open (one cell's falsify
+// interval not formed), host_floor not applicable.
+RoundsEvaluation evaluation() {
   RoundsEvaluation e;
-  e.rule_version = rule_version;
-  e.rounds = 20;
-  e.judged_cells = 3;
-  e.alpha = 0.01;
-  e.controls.aa_run = true;
-  e.controls.aa_upper_pct = 3.5;
-  e.controls.same_node_run = true;
-  e.controls.same_node_spread_pct = interval(9.0, 4.0, 12.0);
-  e.controls.rank_imbalance = rule_version == 2;
-  e.cells.push_back({"ideal", 1, judged(Outcome::holds, 1.25, 0.5, 3.5), std::nullopt});
-  e.cells.push_back({"replay", 1, judged(Outcome::holds, 1.25, 0.5, 3.5), std::nullopt});  // the same prediction
-  CellVerdict falsified = judged(Outcome::falsified, 24.0, 19.0, 29.0);
-  falsified.explained_by = "straggler";
-  e.cells.push_back({"ideal", 2, falsified, Localization{"straggler", 300, 0, 300, 21.5}});
-  CellVerdict open = judged(Outcome::inconclusive, 14.0, 9.0, 18.0);
-  open.reason = InconclusiveReason::straddles_threshold;
-  open.rounds_needed = 12;
-  e.cells.push_back({"replay", 2, open, Localization{"compute", 900, 800, 100, 7.0}});
-  CellVerdict na;
+  e.rounds = 80;
+  e.blocks = 16;
+  e.family_cells = 4;
+  e.aa = aa_control({{0, 1, 256, cell(Outcome::holds, 0.5, -1, 2)}, {1, 1, 256, cell(Outcome::holds, 1.5, -1, 3)}});
+  e.same_node_spread_pct = interval(9.0, 4.0, 12.0);
+  e.cells.push_back(form("ideal", 1, {cell(Outcome::holds, 1.0, -1, 3), cell(Outcome::holds, 2.0, 0, 4)}));
+  FormKVerdict ideal2 = form("ideal", 2, {cell(Outcome::falsified, 24, 19, 29), cell(Outcome::holds, 3, 1, 5)});
+  ideal2.localized = Localization{"compute", 1300, 1000, 300, 21.5};
+  e.cells.push_back(ideal2);
+  FormKVerdict replay2 =
+      form("replay", 2, {cell(Outcome::inconclusive, 14, 9, 18, false), cell(Outcome::holds, 2, 0, 4)});
+  replay2.judged.cells[0].reason = InconclusiveReason::straddles_margin;
+  replay2 = form("replay", 2, replay2.judged.cells);
+  e.cells.push_back(replay2);
+  FormKVerdict na;
+  na.form = "host_floor";
+  na.k = 2;
   na.outcome = Outcome::not_applicable;
   na.not_applicable_reason = "host-synchronous backend";
-  e.cells.push_back({"host_floor", 2, na, std::nullopt});
+  e.cells.push_back(na);
   StragglerTerm term;
   term.straggler_pct = interval(11.0, 9.0, 20.0);
   term.ranks = {{0, interval(0.0, 0.0, 0.5)}, {1, interval(21.0, 18.0, 25.0)}};
@@ -71,6 +78,8 @@ RoundsEvaluation evaluation(int rule_version) {
   e.straggler[2] = term;
   return e;
 }
+
+const Grid kGrid{{1, 2}, {1, 4}, {256}};
 
 std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / (name + "_" + std::to_string(getpid()) + ".h5")).string();
@@ -87,74 +96,55 @@ std::string file_with_rank_map(const std::string& name) {
   return path;
 }
 
-TEST(RoundVerdictFile, Version3WritesSignedErrorLocalizationAndTheStragglerWarning) {
-  const std::string path = file_with_rank_map("tpb_round_verdict_v3");
+TEST(RoundVerdictFile, WritesEveryCellTheControlsAndTheStragglerWarning) {
+  const std::string path = file_with_rank_map("tpb_round_verdict_v6");
   {
     H5File file(path, H5Mode::read_write);
-    write_round_verdicts(file, evaluation(3));
+    write_round_verdicts(file, evaluation());
   }
   const H5File file(path, H5Mode::read_only);
   H5Handle ideal2 = file.open_object(verdict_group_path("ideal", 2));
   EXPECT_EQ(read_string_attribute(ideal2.id(), "verdict"), "FALSIFIED");
-  EXPECT_EQ(read_double_attribute(ideal2.id(), "error_ci_high_pct"), 29.0);  // the unsigned error's upper bound
-  EXPECT_EQ(read_double_attribute(ideal2.id(), "signed_error_pct"), 24.0);
-  EXPECT_EQ(read_double_attribute(ideal2.id(), "signed_ci_low_pct"), 19.0);
-  EXPECT_EQ(read_double_attribute(ideal2.id(), "signed_ci_high_pct"), 29.0);
-  EXPECT_EQ(read_double_list_attribute(ideal2.id(), "cell_error_pct"), (std::vector<double>{23.0, 25.0}));
-  EXPECT_EQ(read_string_attribute(ideal2.id(), "explained_by"), "straggler");
-  EXPECT_EQ(read_string_attribute(ideal2.id(), "localized_term"), "straggler");
-  EXPECT_EQ(read_double_attribute(ideal2.id(), "localized_departure_us"), 300.0);
+  EXPECT_EQ(read_string_attribute(ideal2.id(), "reason"), "");
+  EXPECT_DOUBLE_EQ(read_double_attribute(ideal2.id(), "mape_pct"), 13.5);
+  EXPECT_EQ(read_integer_attribute(ideal2.id(), "worst_cell"), 0);
+  EXPECT_NEAR(read_double_attribute(ideal2.id(), "error_ci_high_pct"), 29.0, 1e-9);  // the widest |error| allowed
+  EXPECT_EQ(read_double_list_attribute(ideal2.id(), "cell_error_pct"), (std::vector<double>{24.0, 3.0}));
+  EXPECT_EQ(read_string_list_attribute(ideal2.id(), "cell_verdict"), (std::vector<std::string>{"FALSIFIED", "HOLDS"}));
+  const std::vector<double> low = read_double_list_attribute(ideal2.id(), "cell_hold_low_pct");
+  EXPECT_NEAR(low.at(0), 19.0, 1e-9);
+  EXPECT_NEAR(low.at(1), 1.0, 1e-9);
+  EXPECT_EQ(read_string_attribute(ideal2.id(), "localized_term"), "compute");
   EXPECT_EQ(read_double_attribute(ideal2.id(), "localized_departure_pct"), 21.5);
+  // An interval not formed is NaN, never 0.
+  H5Handle replay2 = file.open_object(verdict_group_path("replay", 2));
+  EXPECT_EQ(read_string_attribute(replay2.id(), "verdict"), "INCONCLUSIVE");
+  EXPECT_EQ(read_string_attribute(replay2.id(), "reason"), "straddles_margin");
+  EXPECT_TRUE(std::isnan(read_double_list_attribute(replay2.id(), "cell_falsify_low_pct").at(0)));
   // k = 1 measured no term in the rounds: absent, never 0.
   H5Handle ideal1 = file.open_object(verdict_group_path("ideal", 1));
+  EXPECT_EQ(read_string_attribute(ideal1.id(), "verdict"), "HOLDS");
   EXPECT_FALSE(has_attribute(ideal1.id(), "localized_term"));
-  EXPECT_FALSE(has_attribute(ideal1.id(), "localized_departure_us"));
-  EXPECT_EQ(read_string_attribute(ideal1.id(), "explained_by"), "");
   // Never judged: no figures of a judgement.
   H5Handle na = file.open_object(verdict_group_path("host_floor", 2));
   EXPECT_EQ(read_string_attribute(na.id(), "verdict"), "NOT_APPLICABLE");
-  for (const char* name : {"signed_error_pct", "cell_error_pct", "explained_by", "localized_term"})
+  EXPECT_EQ(read_string_attribute(na.id(), "reason"), "host-synchronous backend");
+  for (const char* name : {"mape_pct", "cell_error_pct", "error_ci_high_pct", "localized_term"})
     EXPECT_FALSE(has_attribute(na.id(), name)) << name;
 
   H5Handle root = file.open_object(kVerdictGroup);
-  EXPECT_EQ(read_integer_attribute(root.id(), "rule_version"), 3);
-  EXPECT_EQ(read_integer_attribute(root.id(), "final_look"), 1);
-  EXPECT_EQ(read_double_attribute(root.id(), "control_aa_upper_pct"), 3.5);
-  EXPECT_EQ(read_string_attribute(root.id(), "control_same_node"), "MEASURED");  // gates nothing under version 3
+  EXPECT_EQ(read_integer_attribute(root.id(), "rule_version"), 6);
+  EXPECT_EQ(read_string_attribute(root.id(), "anchor_convention"), "per_round_group_max");
+  EXPECT_EQ(read_integer_attribute(root.id(), "blocks"), 16);
+  EXPECT_EQ(read_integer_attribute(root.id(), "family_cells"), 4);
+  EXPECT_EQ(read_string_attribute(root.id(), "control_aa"), "HOLDS");
+  EXPECT_EQ(read_integer_attribute(root.id(), "control_aa_worst_rank"), 1);
   EXPECT_EQ(read_double_attribute(root.id(), "straggler_k2_pct"), 11.0);
-  EXPECT_EQ(read_double_attribute(root.id(), "straggler_k2_low_pct"), 9.0);
-  EXPECT_EQ(read_double_attribute(root.id(), "straggler_k2_high_pct"), 20.0);
   EXPECT_EQ(read_double_list_attribute(root.id(), "straggler_k2_rank_slowdown_pct"), (std::vector<double>{0.0, 21.0}));
   EXPECT_EQ(read_integer_attribute(root.id(), "straggler_k2_systematic_rank"), 1);
-  EXPECT_FALSE(has_attribute(root.id(), "straggler_k1_pct"));
   const std::string warning = read_string_attribute(root.id(), "warning_systematic_imbalance_k2");
   EXPECT_NE(warning.find("rank 1 (host nodeB, device cpu (1 OpenMP threads))"), std::string::npos) << warning;
   EXPECT_NE(warning.find("21.0 % of t_step [18.0, 25.0]"), std::string::npos) << warning;
-  std::filesystem::remove(path);
-}
-
-TEST(RoundVerdictFile, Version2KeepsItsSealedFiguresAndGate) {
-  const std::string path = file_with_rank_map("tpb_round_verdict_v2");
-  RoundsEvaluation e = evaluation(2);
-  e.straggler.clear();  // a version 2 file recorded no per-rank collective times
-  for (FormKVerdict& cell : e.cells) {
-    cell.verdict.explained_by.clear();
-    cell.localized.reset();
-  }
-  {
-    H5File file(path, H5Mode::read_write);
-    write_round_verdicts(file, e);
-  }
-  const H5File file(path, H5Mode::read_only);
-  H5Handle ideal2 = file.open_object(verdict_group_path("ideal", 2));
-  EXPECT_EQ(read_double_attribute(ideal2.id(), "error_pct"), 24.0);
-  for (const char* name : {"signed_error_pct", "signed_ci_low_pct", "cell_error_pct", "explained_by", "localized_term"})
-    EXPECT_FALSE(has_attribute(ideal2.id(), name)) << name;
-  H5Handle root = file.open_object(kVerdictGroup);
-  EXPECT_EQ(read_integer_attribute(root.id(), "rule_version"), 2);
-  EXPECT_EQ(read_string_attribute(root.id(), "control_same_node"), "RANK_IMBALANCE");
-  EXPECT_FALSE(has_attribute(root.id(), "straggler_k2_pct"));
-  EXPECT_FALSE(has_attribute(root.id(), "warning_systematic_imbalance_k2"));
   std::filesystem::remove(path);
 }
 
@@ -175,46 +165,43 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-// The console ends with one line per TP degree: verdicts, error with its
-// interval, the localized term, and what would settle an open cell.
-TEST(VerdictSummary, EndsWithTheAnswerPerDegree) {
+// The console prints the verdict table first, a row per (k, form), then what
+// it speaks for, the A/A, the negative control and any warning.
+TEST(VerdictSummary, OpensWithTheVerdictTableAndSaysItSpeaksForOneLaunch) {
   StudyVerdict verdict;
-  verdict.rounds = evaluation(3);
+  verdict.rounds = evaluation();
+  verdict.grid = kGrid;
   verdict.rank_placements = {"host nodeA, device d0", "host nodeB, device d1"};
   const std::string text = verdict_summary(verdict);
   const std::vector<std::string> lines = lines_of(text);
-  ASSERT_GE(lines.size(), 3u);
-  const std::string& tp1 = lines[lines.size() - 2];
-  const std::string& tp2 = lines.back();
-  EXPECT_EQ(lines[lines.size() - 3], "# the answer per TP degree:");
-  EXPECT_EQ(tp1, "# TP-1: ideal, replay HOLDS, error 1.25 % [0.50, 3.50] (signed +1.25 %), localized: not measured");
-  EXPECT_NE(tp2.find("# TP-2: ideal FALSIFIED, error 24.00 % [19.00, 29.00] (signed +24.00 %), localized: straggler "
-                     "+300.0 us (+21.5 % of t_step), explained by straggler"),
-            std::string::npos)
-      << tp2;
-  EXPECT_NE(tp2.find("replay INCONCLUSIVE, error 14.00 % [9.00, 18.00]"), std::string::npos) << tp2;
-  EXPECT_NE(tp2.find("localized: compute +100.0 us (+7.0 % of t_step) (straddles_threshold; its interval straddles "
-                     "K: about 12 more rounds)"),
-            std::string::npos)
-      << tp2;
-  EXPECT_NE(tp2.find("host_floor NOT_APPLICABLE"), std::string::npos) << tp2;
-  EXPECT_NE(text.find("# WARNING TP-2: rank 1 (host nodeB, device d1) is slower"), std::string::npos) << text;
-  EXPECT_NE(text.find("# straggler k=2: 11.0 % of t_step (9.0..20.0), slowdown per rank 0.0, 21.0 %"),
+  ASSERT_GE(lines.size(), 6u);
+  EXPECT_EQ(lines[0].rfind("k  form", 0), 0u) << text;
+  EXPECT_NE(lines[1].find("ideal"), std::string::npos) << text;
+  EXPECT_NE(lines[1].find("HOLDS"), std::string::npos) << text;
+  EXPECT_NE(lines[2].find("FALSIFIED"), std::string::npos) << text;
+  EXPECT_NE(lines[2].find("b=1 c=256: +24.0 % [+19.0, +29.0] %"), std::string::npos) << lines[2];
+  EXPECT_NE(lines[2].find("13.5 %"), std::string::npos) << lines[2];
+  EXPECT_NE(lines[2].find("compute +300.0 us (+21.5 % of t_step)"), std::string::npos) << lines[2];
+  EXPECT_NE(lines[3].find("INCONCLUSIVE (straddles_margin)"), std::string::npos) << lines[3];
+  EXPECT_NE(lines[4].find("NOT_APPLICABLE"), std::string::npos) << lines[4];
+  EXPECT_NE(text.find("# This table speaks for one launch"), std::string::npos) << text;
+  EXPECT_NE(text.find("A/A control (TP-1 step against TP-1 --no-comm, on each of the 2 rank(s)): HOLDS"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("spread 9.0 % (upper 12.0 %), descriptive"), std::string::npos) << text;
-  EXPECT_EQ(text.find("point rule"), std::string::npos) << text;
+  EXPECT_NE(text.find("`host_floor` is NOT_APPLICABLE: host-synchronous backend."), std::string::npos) << text;
+  EXPECT_NE(text.find("# WARNING TP-2: rank 1 (host nodeB, device d1) is slower"), std::string::npos) << text;
+  EXPECT_EQ(text.find("ENDED EARLY"), std::string::npos) << text;
+  verdict.stop_reason = "time budget: test";
+  EXPECT_NE(verdict_summary(verdict).find("# ENDED EARLY by the time budget: test"), std::string::npos);
 }
 
-TEST(VerdictSummary, Version2ShowsTheSameNodeGateAndNoSignedError) {
+TEST(VerdictSummary, AnAaThatDoesNotHoldWithholdsHoldsAndSaysSo) {
   StudyVerdict verdict;
-  verdict.rounds = evaluation(2);
+  verdict.rounds = evaluation();
+  verdict.grid = kGrid;
+  verdict.rounds->aa = aa_control({{0, 1, 256, cell(Outcome::inconclusive, 12, 2, 20)}});
   const std::string text = verdict_summary(verdict);
-  EXPECT_NE(text.find("# rule version 2"), std::string::npos) << text;
-  EXPECT_NE(text.find(": RANK IMBALANCE"), std::string::npos) << text;
-  EXPECT_EQ(text.find("signed +"), std::string::npos) << text;
-  EXPECT_EQ(lines_of(text).back().rfind("# TP-2: ideal FALSIFIED, error 24.00 % [19.00, 29.00], localized:", 0), 0u)
-      << text;
+  EXPECT_NE(text.find("does NOT hold, so no form may HOLD"), std::string::npos) << text;
 }
 
 }  // namespace
