@@ -54,6 +54,59 @@ if grep -Eq 'not found| => /(usr/)?lib/x86_64-linux-gnu/lib(mpi|hdf5|openblas|fm
   exit 1
 fi
 
+step "the launcher finds cudart, cuBLAS and NCCL in the CUDA wheels' layout, by glob, without python3"
+# A node without a toolkit: in a private mount namespace the toolkit moves from
+# /usr/local/cuda to a folder the launcher never looks in, and its libraries
+# are reached only through site-packages (pip install --user: ~/.local/lib/python3.11)
+# as nvidia/cu13/lib (cudart, cuBLAS) and nvidia/nccl/lib. A python3 that marks
+# being started stands first on PATH.
+if command -v python3 >/dev/null; then
+  echo "FAIL: the bare root has a python3 ($(command -v python3))" >&2
+  exit 1
+fi
+site=/tmp/wheel-home/.local/lib/python3.11/site-packages
+mkdir -p /tmp/hidden-cuda "$site/nvidia/cu13/lib" "$site/nvidia/nccl/lib" /tmp/python-trap /tmp/empty-home
+printf '#!/bin/sh\ntouch /tmp/python3-started\nexit 1\n' >/tmp/python-trap/python3
+chmod +x /tmp/python-trap/python3
+# shellcheck source=/dev/null  # written by jobs/bundle.sh
+. "$b/share/tpbench/bundle.env"
+for soname in $TPB_BUNDLE_CUDA_LIBS; do
+  case $soname in
+    libnccl.so*) ln -s "/tmp/hidden-cuda/lib64/$soname" "$site/nvidia/nccl/lib/$soname" ;;
+    *) ln -s "/tmp/hidden-cuda/lib64/$soname" "$site/nvidia/cu13/lib/$soname" ;;
+  esac
+done
+export b site
+# shellcheck disable=SC2016  # expanded by the inner shell
+# unchanged: inside the chroot / is no mount point, and the outer namespace is private already.
+unshare --mount --propagation unchanged -- /bin/bash -euo pipefail -c '
+  mount --bind /usr/local/cuda /tmp/hidden-cuda
+  umount /usr/local/cuda
+  [ ! -e /usr/local/cuda/lib64 ] || { echo "FAIL: the toolkit is still at /usr/local/cuda" >&2; exit 1; }
+  export PATH=/tmp/python-trap:$PATH
+  unset NCCL_HOME
+  set +e
+  missing=$(HOME=/tmp/empty-home "$b/bin/tpbench-run" true 2>&1)
+  rc=$?
+  set -e
+  if [ "$rc" -ne 127 ] || [ "$(echo "$missing" | wc -l)" -ne 1 ] ||
+    [[ $missing != *"libcudart.so"*"toolkits: /usr/local/cuda/lib64, "*"wheels: no site-packages "*"/tmp/empty-home/.local"* ]]; then
+    echo "FAIL: without toolkit or wheel, expected one line naming libcudart and where it looked, exit 127; got rc=$rc: $missing" >&2
+    exit 1
+  fi
+  echo "[bare root] no toolkit, no wheel: $missing"
+  loaded=$(HOME=/tmp/wheel-home "$b/bin/tpbench-run" ldd "$b/libexec/tpbench/mpi_bench")
+  for lib in "libcudart.so.[0-9]* => $site/nvidia/cu13/lib/" "libcublas.so.[0-9]* => $site/nvidia/cu13/lib/" \
+    "libnccl.so.2 => $site/nvidia/nccl/lib/"; do
+    grep -Eq "$lib" <<<"$loaded" || { echo "FAIL: not loaded from the wheel: $lib" >&2; echo "$loaded" >&2; exit 1; }
+  done
+  # A CUDA-built TP-1 step run on CPU, its CUDA libraries from the wheel: no communicator opened.
+  ran=$(HOME=/tmp/wheel-home "$b/bin/mpi_bench" step --model "$b/share/tpbench/configs/tiny-llama.json" --tp 1 \
+    --batch 1 --context 8 --backend cpu -w 1 -n 2)
+  grep -q "# communicators opened on rank 0: 0" <<<"$ran" || { echo "FAIL: step --tp 1 opened a communicator: $ran" >&2; exit 1; }
+'
+[ ! -e /tmp/python3-started ] || { echo "FAIL: the launcher started python3" >&2; exit 1; }
+
 step "mpi_bench --help"
 "$b/bin/mpi_bench" --help >"$out/help.txt"
 grep -q sweep "$out/help.txt"

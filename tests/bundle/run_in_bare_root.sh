@@ -4,8 +4,11 @@
 # bookworm) as on a bare GPU node: the host's CUDA toolkit bind-mounted
 # read-only at /usr/local/cuda, NCCL reached through NCCL_HOME pointing at a
 # wheel-like folder (lib/libnccl.so.2 linked to the toolkit's), the bundle
-# unpacked elsewhere than it was built and mounted read-only. What runs inside
-# is inside_bare_root.sh.
+# unpacked elsewhere than it was built and mounted read-only. Inside, a second
+# case hides the toolkit and reaches cudart, cuBLAS and NCCL only through the
+# CUDA wheels' site-packages layout (nvidia/cu13/lib, nvidia/nccl/lib), which
+# the launcher finds by glob: the root has no python3. What runs inside is
+# inside_bare_root.sh.
 #
 # Usage: run_in_bare_root.sh SOURCE_DIR BUILD_DIR WORK_DIR
 # The root is made once and cached in $TPB_BARE_ROOT_CACHE (default
