@@ -171,7 +171,8 @@ if [ "$dry_run" = 0 ]; then
   mkdir -p "$logs" || exit 2
   rm -f "$out/summary.txt" "$out/device_check.tar.gz"
   trap finish EXIT
-  trap 'progress "stopped by a signal"; exit 1' TERM INT HUP
+  # Stopped from outside (the lender's limit): the steps not run yet have no line, and the check failed.
+  trap 'failed stopped "stopped by a signal before every step ran"; exit 1' TERM INT HUP
   export PATH=$PATH:/usr/local/cuda/bin
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0}
