@@ -43,7 +43,7 @@ for target in "${targets[@]}"; do
   start=$SECONDS
   mpirun --oversubscribe -np 2 "$bench" run --model "$config" --layers "$layers" \
     --tp 1,2 --batch 1,4 --context 256 -w 0 -n 1 --sweep-iters 20 --calibration-rounds 10 \
-    --rounds 10:40 --time-budget "$budget" --transfer-from "$a" -o "$out/$model" --overwrite >"$out/$model.log" 2>&1 ||
+    --rounds 40 --time-budget "$budget" --transfer-from "$a" -o "$out/$model" --overwrite >"$out/$model.log" 2>&1 ||
     { echo "$model: the study failed; its log: $out/$model.log" >&2; exit 1; }
   echo "## $model ($layers layers): $((SECONDS - start)) s, $(grep -c 'measure: round' "$out/$model.log") rounds"
   grep -E '^  transfer ' "$out/$model.log" || true

@@ -16,6 +16,7 @@ AaControl aa_control(std::vector<AaCell> cells) {
   control.holds = control.run;
   for (std::size_t i = 0; i < cells.size(); ++i) {
     control.holds = control.holds && cells[i].judgement.outcome == Outcome::holds;
+    control.falsified = control.falsified || cells[i].judgement.outcome == Outcome::falsified;
     if (control.worst_cell < 0 || std::abs(cells[i].judgement.median_log) >
                                       std::abs(cells[static_cast<std::size_t>(control.worst_cell)].judgement.median_log))
       control.worst_cell = static_cast<int>(i);

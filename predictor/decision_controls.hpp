@@ -14,12 +14,13 @@ struct AaCell {
   int rank = 0;
   int batch = 0;
   int context = 0;
-  CellJudgement judgement;  // judged for HOLDS only (its falsify interval is not used)
+  CellJudgement judgement;  // a family of its own cell: HOLDS at 1 − 2α, FALSIFIED at 1 − α
 };
 
 struct AaControl {
   bool run = false;      // rounds measured TP-1 on at least one rank
   bool holds = false;    // every A/A cell HOLDS
+  bool falsified = false;  // some A/A cell is FALSIFIED: the instrument is biased beyond the margin
   std::vector<AaCell> cells;
   int worst_cell = -1;   // largest |median_log|; −1 when not run
 };

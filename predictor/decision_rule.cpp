@@ -85,8 +85,8 @@ CellJudgement judge_cell(std::span<const double> log_ratios, const DecisionRule&
     // more rounds, not the margin, would settle it.
     const bool beyond = cell.hold.formed && (cell.hold.low > delta || cell.hold.high < -delta);
     cell.outcome = Outcome::inconclusive;
-    cell.reason = cell.hold.formed && !beyond ? InconclusiveReason::straddles_margin
-                                              : InconclusiveReason::too_few_rounds;
+    cell.reason = !cell.hold.formed || (beyond && !cell.falsify.formed) ? InconclusiveReason::too_few_rounds
+                                                                        : InconclusiveReason::straddles_margin;
   }
   return cell;
 }

@@ -124,7 +124,11 @@ void write_round_verdicts(H5File& file, const RoundsEvaluation& e) {
   write_attribute(root.id(), "alpha", e.rule.family_alpha);
   write_attribute(root.id(), "kill_switch_pct", e.rule.kill_switch_pct);
   write_attribute(root.id(), "family_cells", std::int64_t{e.family_cells});
-  write_attribute(root.id(), "control_aa", std::string(!e.aa.run ? "NOT_RUN" : e.aa.holds ? "HOLDS" : "NOT_HELD"));
+  write_attribute(root.id(), "control_aa",
+                  std::string(!e.aa.run         ? "NOT_RUN"
+                              : e.aa.holds     ? "HOLDS"
+                              : e.aa.falsified ? "FALSIFIED"
+                                               : "NOT_HELD"));
   if (e.aa.run) {
     const AaCell& worst = e.aa.cells[static_cast<std::size_t>(e.aa.worst_cell)];
     write_attribute(root.id(), "control_aa_worst_rank", std::int64_t{worst.rank});

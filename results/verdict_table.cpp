@@ -98,7 +98,11 @@ std::vector<std::string> verdict_notes(const RoundsEvaluation& e) {
     for (const AaCell& cell : aa.cells) ranks = std::max(ranks, cell.rank + 1);
     notes.push_back(fmt::format("A/A control (TP-1 step against TP-1 --no-comm, on each of the {} rank(s)): {}; its "
                                 "worst cell is rank {} b={} c={} at {} % {}.",
-                                ranks, aa.holds ? "HOLDS" : "does NOT hold, so no form may HOLD", worst.rank, worst.batch,
+                                ranks,
+                                aa.holds       ? "HOLDS"
+                                : aa.falsified ? "FALSIFIED (biased beyond the margin), so no form may HOLD"
+                                               : "does NOT hold, so no form may HOLD",
+                                worst.rank, worst.batch,
                                 worst.context, pct(worst.judgement.error_pct), interval_pct_text(worst.judgement.hold)));
   }
   // A form's applicability is the backend's, the same at every k: said once.

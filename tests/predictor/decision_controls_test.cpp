@@ -29,6 +29,14 @@ TEST(AaControl, HoldsOnlyWhenEveryRanksCellsHold) {
   EXPECT_EQ(loud.cells[1].rank, 1);
   // On the margin is not inside it.
   EXPECT_FALSE(aa_control({aa_cell(0, 15.0)}).holds);
+  EXPECT_TRUE(loud.falsified);  // 20 % off: its 1 − α interval [20, 20] % lies beyond the 15 % margin
+}
+
+TEST(AaControl, FalsifiedWhenSomeCellLiesBeyondTheMargin) {
+  EXPECT_FALSE(aa_control({aa_cell(0, 0.5), aa_cell(1, 10.0)}).falsified);  // open or holding, not falsified
+  const AaControl biased = aa_control({aa_cell(0, 0.5), aa_cell(1, -20.0)});
+  EXPECT_TRUE(biased.falsified);
+  EXPECT_FALSE(biased.holds);
 }
 
 TEST(AaControl, NotRunWithoutCells) {

@@ -163,6 +163,13 @@ TEST(JudgeCell, TooFewBlocksForTheHoldInterval) {
   EXPECT_TRUE(five.hold.formed);
   EXPECT_FALSE(five.falsify.formed);
   EXPECT_EQ(five.outcome, Outcome::holds);
+  // Wholly beyond the margin at 1 − 2α with the falsify interval not yet
+  // formed: more blocks, not the margin, would settle it.
+  const CellJudgement beyond = judge_cell(std::vector<double>(30, std::log(1.40)), DecisionRule{}, 4);
+  EXPECT_TRUE(beyond.hold.formed);
+  EXPECT_FALSE(beyond.falsify.formed);
+  EXPECT_EQ(beyond.outcome, Outcome::inconclusive);
+  EXPECT_EQ(beyond.reason, InconclusiveReason::too_few_rounds);
   EXPECT_THROW(judge_cell(std::vector<double>{}, DecisionRule{}, 4), Error);
   EXPECT_THROW(judge_cell(std::vector<double>{0.0, NAN}, DecisionRule{}, 4), Error);
   EXPECT_THROW(judge_cell(std::vector<double>{0.0}, DecisionRule{}, 0), Error);
