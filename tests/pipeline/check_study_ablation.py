@@ -24,11 +24,11 @@ with h5py.File(os.path.join(out, "study.h5"), "r") as f:
         assert f[f"{root}/k2"].attrs["collective_memory"] == "host", root
         assert "k1" not in f[root], root  # a group of one rank issues no collective: never swept
     # A step point names its group's collective and where its data lived; a
-    # point where no collective ran (a replay, --no-comm) names none.
-    for point in ("k1/b1_c16", "k2/b1_c16", "k2/b2_c16"):
+    # point where no collective ran (TP-1, a replay, --no-comm) names none.
+    for point in ("k2/b1_c16", "k2/b2_c16"):
         g = f[f"/step/{point}"]
         assert (g.attrs["collective"], g.attrs["collective_memory"]) == ("mpi", "host"), point
-    for point in ("/replay/k2/b1_c16", "/step_nocomm/k2/b1_c16"):
+    for point in ("/step/k1/b1_c16", "/replay/k2/b1_c16", "/step_nocomm/k2/b1_c16"):
         assert "collective" not in f[point].attrs and "collective_memory" not in f[point].attrs, point
     abl = f["/ablation/oneshot"]
     assert abl.attrs["collective"] == "oneshot"

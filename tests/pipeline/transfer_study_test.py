@@ -166,7 +166,7 @@ def main():
         out = os.path.join(work, "b")
         run([a.mpiexec, "--oversubscribe", "-n", "2", a.mpi_bench, "run", "--model",
              os.path.join(a.configs, "tiny-qwen2-moe.json")] + SMALL +
-            ["--rounds", "4:4", "--transfer-from", a_file, "-o", out])
+            ["--rounds", "4", "--transfer-from", a_file, "-o", out])
         study = os.path.join(out, "study.h5")
         check_registration(out, study)
         with h5py.File(study, "r") as f:

@@ -182,12 +182,12 @@ def prepare_inputs(command, scratch, mpiexec, mpi_bench):
             run_mpi_bench(["sweep", "-b", "8", "-e", "64", "-n", "2", "-w", "0", "-o",
                            os.path.join(scratch, name + ".h5")], mpiexec, mpi_bench, 2)
     if "{unfinished}" in command:
-        # The same fault as row study-kill-2ranks: the 39th progress report of
+        # The same fault as row study-kill-2ranks: the 27th progress report of
         # the study is rank 1 starting the first visit of the first round.
         config = os.path.join(SOURCE_DIR, "tp_decoder", "configs", "tiny-llama.json")
         killed = run_mpi_bench(["run", "--model", config, "--tp", "1,2", "-w", "1", "-n", "3", "--sweep-iters", "2",
                                 "--calibration-rounds", "3", "-o", os.path.join(scratch, "unfinished")],
-                               mpiexec, mpi_bench, 2, {"TPB_FAULT": "1:study:kill:39"}, check=False)
+                               mpiexec, mpi_bench, 2, {"TPB_FAULT": "1:study:kill:27"}, check=False)
         if killed.returncode != 137:
             sys.exit(f"setup: the study killed on purpose exited {killed.returncode}, not 137\n{killed.stderr}")
 
