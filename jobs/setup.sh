@@ -14,6 +14,7 @@ quickstart=(
   libopenblas-openmp-dev                          # BLAS, OpenMP build (shares the OpenMP pool)
   nlohmann-json3-dev libcli11-dev libfmt-dev      # config files, CLI, formatting
   libssl-dev                                      # SHA-256 (OpenSSL EVP) sealing pre-registrations
+  libboost-dev                                    # Student's t quantiles (Boost.Math) of a campaign's pooled verdict
   libgtest-dev                                    # found by every configure (the suite is a target)
   python3-h5py python3-matplotlib                 # report plots, via /usr/bin/python3
 )

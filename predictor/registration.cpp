@@ -163,6 +163,7 @@ std::string registration_json(const Registration& r) {
       {"decision", decision_json(r)}};
   document["decision_rule"] = rounds_design_json(r.design);
   if (r.transfer) document["transfer"] = transfer_source_json(*r.transfer);
+  if (r.campaign_sha256) document["campaign_sha256"] = *r.campaign_sha256;
   return document.dump(2) + "\n";
 }
 
@@ -204,6 +205,8 @@ Registration parse_registration(std::string_view json_text) {
   r.design = parse_rounds_design(section(doc, "decision_rule"));
   // Only a study that registered `transfer` carries A's calibration.
   if (doc.contains("transfer")) r.transfer = parse_transfer_source(doc.at("transfer"));
+  // Only a campaign's launch carries its campaign's digest.
+  if (doc.contains("campaign_sha256")) r.campaign_sha256 = field<std::string>(doc, "campaign_sha256");
   return r;
 }
 

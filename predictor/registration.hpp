@@ -99,6 +99,9 @@ struct Registration {
   std::vector<ModelledDegree> modelled_degrees;
   // `transfer` is registered (register --transfer-from): calibrated on another model.
   std::optional<TransferSource> transfer;
+  // A launch of a campaign (run --campaign): the SHA-256 of its sealed
+  // campaign.json (campaign_design.hpp), sealed with the predictions.
+  std::optional<std::string> campaign_sha256;
 };
 
 // The forms `registration` holds: model_forms(), and `transfer` when registered.

@@ -146,6 +146,16 @@ TEST(Registration, AnEditedTransferFitIsRefusedByItsDigest) {
   }
 }
 
+TEST(Registration, ACampaignDigestIsSealedOnlyWhenGiven) {
+  Registration r = sample_registration(15);
+  EXPECT_EQ(registration_json(r).find("campaign_sha256"), std::string::npos);
+  const std::string alone = sha256_hex(registration_json(r));
+  r.campaign_sha256 = std::string(64, 'c');
+  const std::string text = registration_json(r);
+  EXPECT_NE(sha256_hex(text), alone);
+  EXPECT_EQ(parse_registration(text).campaign_sha256, r.campaign_sha256);
+}
+
 TEST(Registration, AChangedThresholdChangesTheDigest) {
   EXPECT_NE(sha256_hex(registration_json(sample_registration(15))),
             sha256_hex(registration_json(sample_registration(15.5))));

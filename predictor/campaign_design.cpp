@@ -1,0 +1,158 @@
+#include "predictor/campaign_design.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
+
+namespace tpb {
+namespace {
+
+using nlohmann::ordered_json;
+
+template <typename T>
+T field(const ordered_json& object, const char* name) {
+  if (!object.is_object() || !object.contains(name))
+    throw UsageError(fmt::format("campaign.json: missing field '{}'", name));
+  try {
+    return object.at(name).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw UsageError(fmt::format("campaign.json: field '{}' has the wrong type", name));
+  }
+}
+
+std::string list_text(const std::vector<int>& values) { return fmt::format("{}", fmt::join(values, ",")); }
+
+// Appends "FLAG: launch differs from the sealed sealed" for the first difference.
+template <typename T>
+void compare(std::string& out, const char* flag, const T& sealed, const T& launch) {
+  if (!out.empty() || sealed == launch) return;
+  if constexpr (std::is_same_v<T, std::vector<int>>)
+    out = fmt::format("{}: {} differs from the campaign's sealed {}", flag, list_text(launch), list_text(sealed));
+  else
+    out = fmt::format("{}: {} differs from the campaign's sealed {}", flag, launch, sealed);
+}
+
+}  // namespace
+
+std::string campaign_design_json(const CampaignDesign& d) {
+  const ordered_json document = {
+      {"campaign_version", d.version},
+      {"launches", d.launches},
+      {"estimand", "per cell, the mean over launches of each launch's median of ln(measured / paired prediction)"},
+      {"rule_version", d.rule_version},
+      {"kill_switch_pct", d.kill_switch_pct},
+      {"family_alpha", d.family_alpha},
+      {"workload",
+       {{"model", d.model},
+        {"config_sha256", d.config_sha256},
+        {"backend", d.backend},
+        {"collective", d.collective},
+        {"layers", d.layers},
+        {"warmup_iters", d.warmup_iters},
+        {"iters", d.iters}}},
+      {"grid", {{"tp", d.grid.tp}, {"batch", d.grid.batch}, {"context", d.grid.context}}},
+      {"study",
+       {{"sweep_iters", d.sweep_iters},
+        {"calibration_rounds", d.calibration_rounds},
+        {"rounds", d.rounds},
+        {"time_budget_s", d.time_budget_s},
+        {"seed", d.seed}}}};
+  return document.dump(2) + "\n";
+}
+
+CampaignDesign parse_campaign_design(std::string_view json_text) {
+  ordered_json doc;
+  try {
+    doc = ordered_json::parse(json_text);
+  } catch (const nlohmann::json::parse_error& error) {
+    throw UsageError(fmt::format("campaign.json is not valid JSON: {}", error.what()));
+  }
+  CampaignDesign d;
+  d.version = field<int>(doc, "campaign_version");
+  if (d.version != kCampaignVersion)
+    throw UsageError(fmt::format("campaign.json: campaign version {} is not {}", d.version, kCampaignVersion));
+  d.launches = field<int>(doc, "launches");
+  if (d.launches < 2 || d.launches > kMaxCampaignLaunches)
+    throw UsageError(fmt::format("campaign.json: launches {} is outside [2, {}]", d.launches, kMaxCampaignLaunches));
+  d.rule_version = field<int>(doc, "rule_version");
+  if (d.rule_version != kDecisionRuleVersion)
+    throw UsageError(fmt::format("campaign.json: rule version {} is not {}", d.rule_version, kDecisionRuleVersion));
+  d.kill_switch_pct = field<double>(doc, "kill_switch_pct");
+  d.family_alpha = field<double>(doc, "family_alpha");
+  const ordered_json w = field<ordered_json>(doc, "workload");
+  d.model = field<std::string>(w, "model");
+  d.config_sha256 = field<std::string>(w, "config_sha256");
+  d.backend = field<std::string>(w, "backend");
+  d.collective = field<std::string>(w, "collective");
+  d.layers = field<int>(w, "layers");
+  d.warmup_iters = field<int>(w, "warmup_iters");
+  d.iters = field<int>(w, "iters");
+  const ordered_json g = field<ordered_json>(doc, "grid");
+  d.grid = {field<std::vector<int>>(g, "tp"), field<std::vector<int>>(g, "batch"),
+            field<std::vector<int>>(g, "context")};
+  const ordered_json s = field<ordered_json>(doc, "study");
+  d.sweep_iters = field<int>(s, "sweep_iters");
+  d.calibration_rounds = field<int>(s, "calibration_rounds");
+  d.rounds = field<int>(s, "rounds");
+  d.time_budget_s = field<double>(s, "time_budget_s");
+  d.seed = field<std::uint64_t>(s, "seed");
+  return d;
+}
+
+std::string campaign_design_difference(const CampaignDesign& s, const CampaignDesign& l) {
+  std::string out;
+  compare(out, "--model", s.model, l.model);
+  compare(out, "--model (config sha256)", s.config_sha256, l.config_sha256);
+  compare(out, "--backend", s.backend, l.backend);
+  compare(out, "--collective", s.collective, l.collective);
+  compare(out, "--layers", s.layers, l.layers);
+  compare(out, "--warmup_iters", s.warmup_iters, l.warmup_iters);
+  compare(out, "--iters", s.iters, l.iters);
+  compare(out, "--tp", s.grid.tp, l.grid.tp);
+  compare(out, "--batch", s.grid.batch, l.grid.batch);
+  compare(out, "--context", s.grid.context, l.grid.context);
+  compare(out, "--sweep-iters", s.sweep_iters, l.sweep_iters);
+  compare(out, "--calibration-rounds", s.calibration_rounds, l.calibration_rounds);
+  compare(out, "--rounds", s.rounds, l.rounds);
+  compare(out, "--time-budget", s.time_budget_s, l.time_budget_s);
+  compare(out, "--seed", s.seed, l.seed);
+  compare(out, "--kill-switch", s.kill_switch_pct, l.kill_switch_pct);
+  compare(out, "--alpha", s.family_alpha, l.family_alpha);
+  return out;
+}
+
+std::string campaign_registration_difference(const CampaignDesign& s, const Registration& r) {
+  std::string out;
+  const Workload& w = r.workload;
+  compare(out, "model", s.model, w.model);
+  compare(out, "model (config sha256)", s.config_sha256, w.config_sha256);
+  compare(out, "backend", s.backend, w.backend);
+  compare(out, "warmup_iters", s.warmup_iters, w.warmup_iters);
+  compare(out, "iters", s.iters, w.iters);
+  compare(out, "grid --tp", s.grid.tp, r.grid.tp);
+  compare(out, "grid --batch", s.grid.batch, r.grid.batch);
+  compare(out, "grid --context", s.grid.context, r.grid.context);
+  compare(out, "rounds", s.rounds, r.design.rounds);
+  compare(out, "seed", s.seed, r.design.order_seed);
+  compare(out, "kill switch", s.kill_switch_pct, r.design.rule.kill_switch_pct);
+  compare(out, "alpha", s.family_alpha, r.design.rule.family_alpha);
+  return out;
+}
+
+std::string launch_directory_name(int index) { return fmt::format("launch-{:03d}", index); }
+
+std::optional<int> parse_launch_directory_name(std::string_view name) {
+  constexpr std::string_view prefix = "launch-";
+  if (name.size() != prefix.size() + 3 || name.substr(0, prefix.size()) != prefix) return std::nullopt;
+  int index = 0;
+  const char* begin = name.data() + prefix.size();
+  const auto [end, error] = std::from_chars(begin, name.data() + name.size(), index);
+  if (error != std::errc() || end != name.data() + name.size()) return std::nullopt;
+  return index;
+}
+
+}  // namespace tpb
