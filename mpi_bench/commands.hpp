@@ -19,5 +19,6 @@ void add_measure_command(CLI::App& root, CommandList& commands);  // measure_com
 void add_verdict_command(CLI::App& root, CommandList& commands);  // verdict_command.cpp
 void add_report_command(CLI::App& root, CommandList& commands);  // report_command.cpp
 void add_run_command(CLI::App& root, CommandList& commands);  // run_command.cpp
+void add_campaign_command(CLI::App& root, CommandList& commands);  // campaign_command.cpp
 
 }  // namespace tpb

@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
   tpb::add_verdict_command(app, commands);
   tpb::add_report_command(app, commands);
   tpb::add_run_command(app, commands);
+  tpb::add_campaign_command(app, commands);
   tpb::WatchdogOptions watchdog_options;
   tpb::add_timeout_option(commands, watchdog_options);  // after every add_*_command
 

@@ -10,6 +10,7 @@
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/commands.hpp"
 #include "mpi_bench/pipeline/ablation_stage.hpp"
+#include "mpi_bench/pipeline/campaign.hpp"
 #include "mpi_bench/pipeline/decision_stage.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
 #include "mpi_bench/pipeline/study_options.hpp"
@@ -26,16 +27,48 @@ struct RunOptions {
   std::string out_dir;  // -o DIR: study.h5, predictions.json(.sha256), report.md, fig_*.png
   std::string ablate_collective;  // --ablate-collective IMPL; empty: no ablation
   std::string transfer_from;      // --transfer-from A.h5; empty: no `transfer` form
+  std::string campaign_dir;       // --campaign DIR: one launch of a sealed campaign, into DIR/launch-NNN
+  std::optional<int> launch;      // --launch N (else SLURM_ARRAY_TASK_ID, else the next free one)
   bool overwrite = false;
 };
+
+// A campaign's launch: the sealed design, refused when the flags contradict
+// it; the launch's directory. Every rank reads the same files.
+struct CampaignLaunch {
+  SealedCampaign campaign;
+  int index = 0;
+  std::string out_dir;
+};
+
+CampaignLaunch campaign_launch(const RunOptions& options, const StudyDeclaration& declaration, double kill_switch) {
+  CampaignLaunch launch;
+  launch.campaign = read_sealed_campaign(options.campaign_dir);
+  const CampaignDesign& sealed = launch.campaign.design;
+  const std::string difference =
+      campaign_design_difference(sealed, campaign_design_for(declaration, kill_switch, sealed.launches));
+  if (!difference.empty()) throw UsageError(fmt::format("run --campaign {}: {}", options.campaign_dir, difference));
+  launch.index = resolve_launch_index(launch.campaign, options.launch);
+  launch.out_dir = launch_dir(launch.campaign, launch.index);
+  return launch;
+}
 
 int run_study(const RunOptions& options, const Invocation& invocation) {
   StudyDeclaration declaration;
   double kill_switch = 0;
   std::optional<CollectiveKind> ablation;
+  std::optional<CampaignLaunch> launch;
   validate_collectively(MPI_COMM_WORLD, [&] {
     declaration = parse_study_flags(options.study);
     kill_switch = parse_kill_switch(options.kill_switch);
+    if (options.campaign_dir.empty() == options.out_dir.empty())
+      throw UsageError("run: give either -o DIR or --campaign DIR");
+    if (options.launch && options.campaign_dir.empty()) throw UsageError("--launch: only with --campaign DIR");
+    if (!options.campaign_dir.empty()) {
+      if (!options.ablate_collective.empty() || !options.transfer_from.empty())
+        throw UsageError("--campaign: a campaign's launch runs the sealed study alone (no --ablate-collective or "
+                         "--transfer-from)");
+      launch = campaign_launch(options, declaration, kill_switch);
+    }
     if (!options.ablate_collective.empty())
       ablation = parse_collective_kind("--ablate-collective", options.ablate_collective);
     if (!options.transfer_from.empty())
@@ -49,30 +82,35 @@ int run_study(const RunOptions& options, const Invocation& invocation) {
     return 0;
   }
   const RunMeta meta = collect_run_meta(runtime.ranks, invocation.argc, invocation.argv);
-  const std::string results_path = (std::filesystem::path(options.out_dir) / "study.h5").string();
+  const std::string out_dir = launch ? launch->out_dir : options.out_dir;
+  const std::string campaign_sha256 = launch ? launch->campaign.sha256 : "";
+  if (launch && runtime.ranks.is_root())
+    fmt::print("# campaign {}: launch {} of {}, into {}\n", launch->campaign.dir, launch->index,
+               launch->campaign.design.launches, out_dir);
+  const std::string results_path = (std::filesystem::path(out_dir) / "study.h5").string();
   std::unique_ptr<ResultsFile> file;
   validate_collectively(MPI_COMM_WORLD, [&] {
     if (!runtime.ranks.is_root()) return;
-    std::filesystem::create_directories(options.out_dir);
+    std::filesystem::create_directories(out_dir);
     file = std::make_unique<ResultsFile>(results_path, options.overwrite, meta);
   });
 
   calibrate_stage(runtime, file.get());
   validate_collectively(MPI_COMM_WORLD, [&] {
     if (!file) return;
-    const PreregRecord record = register_stage(file->h5(), kill_switch, options.out_dir, options.transfer_from);
+    const PreregRecord record = register_stage(file->h5(), kill_switch, out_dir, options.transfer_from, campaign_sha256);
     study_progress(runtime, fmt::format("registered at {}, sha256 {}", record.registered_at, record.sha256));
     if (const std::string plan = planned_rounds_line(record); !plan.empty()) study_progress(runtime, plan);
   });
   measure_stage(runtime, file.get());
-  if (ablation) ablation_stage(runtime, file.get(), *ablation, options.out_dir);
+  if (ablation) ablation_stage(runtime, file.get(), *ablation, out_dir);
   if (!file) return 0;
   const StudyVerdict results = verdict_stage(file->h5(), DesignClaims{});
   decision_stage(file->h5(), runtime.memory.budget);
   file->mark_complete();
   file.reset();  // closed before the report reopens it read-only
   // The answer per TP degree comes last, where a reader of the log looks first.
-  fmt::print("# results: {}\n# report: {}\n", results_path, write_report(results_path, options.out_dir));
+  fmt::print("# results: {}\n# report: {}\n", results_path, write_report(results_path, out_dir));
   fmt::print("{}", verdict_summary(results));
   return 0;
 }
@@ -87,8 +125,12 @@ void add_run_command(CLI::App& root, CommandList& commands) {
         add_study_flags(&app, options.study);
         app.add_option("--kill-switch", options.kill_switch, "MAPE threshold in percent for every form")
             ->capture_default_str();
-        app.add_option("-o,--output", options.out_dir, "Directory for study.h5, predictions.json, report.md")
-            ->required();
+        app.add_option("-o,--output", options.out_dir, "Directory for study.h5, predictions.json, report.md");
+        app.add_option("--campaign", options.campaign_dir,
+                       "One launch of the campaign sealed in DIR ('mpi_bench campaign init'), into DIR/launch-NNN; "
+                       "the flags must be the sealed study's");
+        app.add_option("--launch", options.launch,
+                       "The launch's index in 1..L (default: SLURM_ARRAY_TASK_ID, else the next free one)");
         app.add_flag("--overwrite", options.overwrite, "Replace an existing study.h5 in DIR");
         app.add_option("--ablate-collective", options.ablate_collective,
                        "After the study, run its TP-k steps again with this collective (mpi, nccl or oneshot), "

@@ -68,7 +68,7 @@ std::string planned_rounds_line(const PreregRecord& record) {
 }
 
 PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::string& predictions_dir,
-                            const std::string& transfer_from) {
+                            const std::string& transfer_from, const std::string& campaign_sha256) {
   if (has_prereg(file))
     throw UsageError(fmt::format("FILE: '{}' is already registered (/prereg exists): a study registers once; "
                                  "calibrate into a new file to register again",
@@ -108,6 +108,7 @@ PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::str
   plan_design_rounds(file, r, r.design);
   r.falsification_rule = decision_rule_text(r.design.rule);
   r.registered_at = utc_timestamp_us();
+  if (!campaign_sha256.empty()) r.campaign_sha256 = campaign_sha256;
 
   PreregRecord record{registration_json(r), "", r.registered_at};
   record.sha256 = sha256_hex(record.text);

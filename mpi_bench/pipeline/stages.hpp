@@ -35,8 +35,9 @@ void calibrate_collective_sweeps(StudyRuntime& runtime, ResultsFile* file, Commu
 // data is missing or a registration already exists (a study registers once).
 // `transfer_from`: another model's calibrated study, whose fitted phase costs
 // register the `transfer` form beside the study's own (transfer_calibration.hpp).
+// `campaign_sha256`: a campaign's launch seals its campaign's digest (none when empty).
 PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::string& predictions_dir,
-                            const std::string& transfer_from = {});
+                            const std::string& transfer_from = {}, const std::string& campaign_sha256 = {});
 
 // The sealed round plan in one line (round_plan_line), or empty when the
 // registration has none: printed before measuring, so a budget too small for
@@ -67,6 +68,10 @@ struct StudyVerdict {
 // the measurement, the calibration data changed since registration, or a
 // claim (kill switch, rounds, time budget, seed, α) differs from the sealed design.
 StudyVerdict verdict_stage(H5File& file, const DesignClaims& claims);
+
+// The checks verdict_stage makes before it writes anything, on a file open
+// for reading: a refusal leaves the file as it was. Returns the registration.
+Registration judgeable_registration(const H5File& file, const DesignClaims& claims);
 
 }  // namespace tpb
 
