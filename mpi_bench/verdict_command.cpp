@@ -7,6 +7,7 @@
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/commands.hpp"
 #include "mpi_bench/lock_wait_option.hpp"
+#include "mpi_bench/pipeline/campaign.hpp"
 #include "mpi_bench/pipeline/decision_stage.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
 #include "mpi_bench/pipeline/study_options.hpp"
@@ -24,12 +25,28 @@ struct VerdictOptions {
   std::string seed;         // optional: must equal the registered seed
   std::string alpha;        // optional: must equal the registered family-wise alpha
   bool allow_incomplete = false;  // judge a file that fails verify
+  std::string campaign_dir;       // --campaign DIR: pool a campaign's launches instead of judging FILE
   double lock_wait_s = kDefaultLockWaitSeconds;
 };
 
-int run_verdict(const VerdictOptions& options) {
+// verdict --campaign DIR: the launches pooled (campaign.hpp), on rank 0.
+int run_campaign_verdict(const VerdictOptions& options) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::string summary;
+  validate_collectively(MPI_COMM_WORLD, [&] {
+    if (!options.file.empty()) throw UsageError("verdict: give either FILE or --campaign DIR");
+    if (rank == 0) summary = campaign_verdict_stage(options.campaign_dir);
+  });
+  if (rank == 0) fmt::print("{}", summary);
+  return 0;
+}
+
+int run_verdict(const VerdictOptions& options) {
+  if (!options.campaign_dir.empty()) return run_campaign_verdict(options);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (options.file.empty()) throw UsageError("verdict: give FILE or --campaign DIR");
   StudyVerdict results;
   validate_collectively(MPI_COMM_WORLD, [&] {
     const DesignClaims claims = parse_design_claims(
@@ -58,7 +75,9 @@ void add_verdict_command(CLI::App& root, CommandList& commands) {
       "verdict",
       "Study stage 4: per (form, k) the decision over the rounds, gated by the controls, into /verdict; then the "
       "Decision under the study's memory budget, into /decision");
-  app->add_option("FILE", options->file, "Measured results file")->required();
+  app->add_option("FILE", options->file, "Measured results file");
+  app->add_option("--campaign", options->campaign_dir,
+                  "Pool the launches of the campaign in DIR (run --campaign) into DIR/campaign.h5 and DIR/report.md");
   app->add_option("--kill-switch", options->kill_switch,
                   "Refuse unless this equals the registered threshold (thresholds are fixed at registration)");
   app->add_flag("--allow-incomplete", options->allow_incomplete,

@@ -42,3 +42,17 @@ int resolve_launch_index(const SealedCampaign& campaign, std::optional<int> requ
 std::string launch_dir(const SealedCampaign& campaign, int index);
 
 }  // namespace tpb
+
+namespace tpb {
+
+// verdict --campaign DIR (rank 0): every launch-NNN verified and checked
+// against the sealed design and digest, judged under rule 6, pooled
+// (campaign_verdict.hpp) into DIR/campaign.h5 and DIR/report.md; prints the
+// pooled table. A launch whose file is unfinished (complete=0: killed or
+// cancelled) or absent is named and not counted, and the verdict says
+// INCOMPLETE. UsageError (one line naming it) for a launch that fails verify,
+// lacks the campaign's digest or differs from the design, a launch index past
+// L, and a study in DIR that is not a launch.
+std::string campaign_verdict_stage(const std::string& dir);
+
+}  // namespace tpb

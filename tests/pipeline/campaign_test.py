@@ -6,7 +6,14 @@
   run_refuses_past_L      --launch L+1;
   run_refuses_tampered    a campaign.json edited after init;
   launch_seals_digest     one launch: DIR/launch-001, its registration carries
-                          the campaign's digest, the next free index is 2.
+                          the campaign's digest, the next free index is 2;
+  verdict_pools           L = 3 with launches 1 and 3: the pooled verdict names
+                          launch 2 missing, says INCOMPLETE, exit 0, and writes
+                          campaign.h5 (the mean of the launches' medians) and
+                          report.md with its figure;
+  verdict_refuses_foreign a study run with -o into DIR/launch-002;
+  verdict_refuses_tampered campaign.json edited after a launch;
+  verdict_refuses_past_L  DIR/launch-003 in a campaign of L = 2.
 Each refusal is one line naming the bad value, exit 2.
 
 Run with Debian's /usr/bin/python3:
@@ -19,6 +26,8 @@ import os
 import subprocess
 import sys
 import tempfile
+
+import numpy as np
 
 FLAGS = ["--tp", "1,2", "--batch", "1", "--context", "32", "-w", "0", "-n", "1", "--sweep-iters", "3",
          "--calibration-rounds", "3", "--rounds", "10"]
@@ -93,6 +102,63 @@ def case_launch_seals_digest(a, d):
     if "launch 2 of 2" not in result.stdout:
         sys.exit(f"the second launch did not take index 2:\n{result.stdout[-2000:]}")
     expect_refusal(launch(a, d), "all 2 launches")
+
+
+def launches_into(a, d, indices, launches):
+    init(a, d, launches)
+    for i in indices:
+        run(launch(a, d, "--launch", str(i)))
+
+
+def verdict(a, d):
+    return [a.mpi_bench, "verdict", "--campaign", d]
+
+
+def case_verdict_pools(a, d):
+    import h5py
+    launches_into(a, d, [1, 3], 3)
+    result = run(verdict(a, d))
+    if "INCOMPLETE" not in result.stdout or "launch 2: not run" not in result.stdout:
+        sys.exit(f"the pooled verdict does not name launch 2 missing:\n{result.stdout}")
+    with h5py.File(os.path.join(d, "campaign.h5"), "r") as f:
+        if list(f["/campaign/launches_missing"][()]) != [2] or list(f["/campaign/launches_counted"][()]) != [1, 3]:
+            sys.exit("campaign.h5: counted or missing launches wrong")
+        g = f["/campaign/verdict/ideal/k2"]
+        launch_pct = g["launch_error_pct"][()]
+        mean_log = np.log1p(launch_pct / 100).mean(axis=1)
+        if not np.allclose(np.expm1(mean_log) * 100, g["cell_error_pct"][()], rtol=1e-9):
+            sys.exit("campaign.h5: the pooled error is not the mean of the launches' medians")
+    for launch_dir in ("launch-001", "launch-003"):
+        with h5py.File(os.path.join(d, launch_dir, "study.h5"), "r") as f:
+            own = f["/verdict/ideal/k2"].attrs["cell_error_pct"]
+        with h5py.File(os.path.join(d, "campaign.h5"), "r") as f:
+            pooled = f["/campaign/verdict/ideal/k2/launch_error_pct"][()]
+        column = 0 if launch_dir == "launch-001" else 1
+        if not np.allclose(pooled[:, column], own, rtol=1e-9):
+            sys.exit(f"{launch_dir}: its median in campaign.h5 is not its own verdict's")
+    report = open(os.path.join(d, "report.md")).read()
+    if "INCOMPLETE" not in report or not os.path.exists(os.path.join(d, "fig_campaign_launches.png")):
+        sys.exit("report.md does not say INCOMPLETE, or its figure is missing")
+
+
+def case_verdict_refuses_foreign(a, d):
+    launches_into(a, d, [1], 2)
+    run([a.mpiexec, "--oversubscribe", "-n", "2", a.mpi_bench, "run", "-o", os.path.join(d, "launch-002")]
+        + study_flags(a))
+    expect_refusal(verdict(a, d), "launch 2")
+
+
+def case_verdict_refuses_tampered(a, d):
+    launches_into(a, d, [1], 2)
+    path = os.path.join(d, "campaign.json")
+    open(path, "w").write(open(path).read().replace('"launches": 2', '"launches": 1'))
+    expect_refusal(verdict(a, d), "edited after init")
+
+
+def case_verdict_refuses_past_L(a, d):
+    launches_into(a, d, [1], 2)
+    os.makedirs(os.path.join(d, "launch-003"))
+    expect_refusal(verdict(a, d), "launch-003 is outside the campaign's sealed launches 1..2")
 
 
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}

@@ -1,0 +1,258 @@
+#include "results/campaign_file.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+#include "common/error.hpp"
+#include "results/h5_file.hpp"
+
+namespace tpb {
+namespace {
+
+constexpr const char* kCampaignGroup = "/campaign";
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double pct_of(double log_value) { return std::expm1(log_value) * 100.0; }
+double bound_pct(const RoundInterval& i, double v) { return i.formed ? pct_of(v) : kNaN; }
+
+std::string verdict_path(const std::string& form, int k) {
+  return fmt::format("{}/verdict/{}/k{}", kCampaignGroup, form, k);
+}
+
+std::string reason_of(const PooledFormK& p) {
+  if (p.outcome == Outcome::not_applicable) return p.not_applicable_reason;
+  return std::string(to_string(p.judged.reason));
+}
+
+// Per cell of a form at k: (batch, context) in grid order (batch-major).
+std::vector<std::pair<int, int>> grid_cells(const Grid& grid) {
+  std::vector<std::pair<int, int>> out;
+  for (int b : grid.batch)
+    for (int c : grid.context) out.emplace_back(b, c);
+  return out;
+}
+
+template <typename F>
+std::vector<double> per_cell(const std::vector<PooledCell>& cells, F f) {
+  std::vector<double> out;
+  for (const PooledCell& c : cells) out.push_back(f(c));
+  return out;
+}
+
+void write_cells(H5File& file, const std::string& path, const std::vector<PooledCell>& cells, const CampaignVerdict& v,
+                 int family_cells) {
+  const auto n = static_cast<std::uint64_t>(cells.size());
+  const auto write = [&](const char* name, const std::vector<double>& values) {
+    file.write_dataset(path + "/" + name, values, {n});
+  };
+  std::vector<std::string> verdicts;
+  for (const PooledCell& c : cells) verdicts.emplace_back(to_string(c.judged.outcome));
+  file.write_strings(path + "/cell_verdict", verdicts);
+  write("cell_error_pct", per_cell(cells, [](const PooledCell& c) { return c.judged.error_pct; }));
+  write("cell_hold_low_pct", per_cell(cells, [](const PooledCell& c) { return bound_pct(c.judged.hold, c.judged.hold.low); }));
+  write("cell_hold_high_pct", per_cell(cells, [](const PooledCell& c) { return bound_pct(c.judged.hold, c.judged.hold.high); }));
+  write("cell_falsify_low_pct",
+        per_cell(cells, [](const PooledCell& c) { return bound_pct(c.judged.falsify, c.judged.falsify.low); }));
+  write("cell_falsify_high_pct",
+        per_cell(cells, [](const PooledCell& c) { return bound_pct(c.judged.falsify, c.judged.falsify.high); }));
+  write("cell_between_sd_pct", per_cell(cells, [](const PooledCell& c) { return c.between_sd_log * 100.0; }));
+  const int launches = static_cast<int>(v.counted.size());
+  write("cell_smallest_falsifiable_pct", per_cell(cells, [&](const PooledCell& c) {
+          return launches >= 2 ? smallest_falsifiable_pct(launches, c.between_sd_log, v.rule, family_cells) : kNaN;
+        }));
+  write("cell_largest_holdable_pct", per_cell(cells, [&](const PooledCell& c) {
+          return launches >= 2 ? largest_holdable_pct(launches, c.between_sd_log, v.rule) : kNaN;
+        }));
+  std::vector<std::int64_t> power;
+  std::vector<double> launch_pct;
+  for (const PooledCell& c : cells) {
+    power.push_back(launches >= 2 ? launches_for_hold_power(c.between_sd_log, v.rule) : -1);
+    for (double d : c.launch_median_log) launch_pct.push_back(pct_of(d));
+  }
+  file.write_dataset(path + "/cell_launches_for_power", power, {n});
+  file.write_dataset(path + "/launch_error_pct", launch_pct, {n, static_cast<std::uint64_t>(launches)});
+}
+
+std::string fmt_pct(double v) { return std::isnan(v) ? std::string("—") : fmt::format("{:+.1f} %", v); }
+std::string fmt_interval(const RoundInterval& i) {
+  return i.formed ? fmt::format("[{:+.1f}, {:+.1f}]", pct_of(i.low), pct_of(i.high)) : std::string("not formed");
+}
+
+}  // namespace
+
+void write_campaign_h5(const CampaignContext& cx, const CampaignVerdict& v) {
+  const std::string path = (std::filesystem::path(cx.dir) / "campaign.h5").string();
+  H5File file(path, H5Mode::create_overwrite);
+  {
+    H5Handle root = file.group(kCampaignGroup);
+    write_attribute(root.id(), "campaign_sha256", cx.campaign_sha256);
+    write_attribute(root.id(), "launches_sealed", std::int64_t{v.launches_sealed});
+    write_attribute(root.id(), "incomplete", std::int64_t{v.incomplete() ? 1 : 0});
+    write_attribute(root.id(), "rule_version", std::int64_t{v.rule.version});
+    write_attribute(root.id(), "alpha", v.rule.family_alpha);
+    write_attribute(root.id(), "kill_switch_pct", v.rule.kill_switch_pct);
+    write_attribute(root.id(), "family_cells", std::int64_t{v.family_cells});
+    write_attribute(root.id(), "control_aa",
+                    std::string(v.aa_holds ? "HOLDS" : v.aa_falsified ? "FALSIFIED" : "NOT_HELD"));
+    write_attribute(root.id(), "estimand",
+                    std::string("per cell, the mean over launches of each launch's median of d = ln(measured / "
+                                "paired prediction); Student's t interval on L - 1 degrees of freedom"));
+  }
+  const auto as_int64 = [](const std::vector<int>& values) { return std::vector<std::int64_t>(values.begin(), values.end()); };
+  file.write_dataset(std::string(kCampaignGroup) + "/launches_counted", as_int64(v.counted), {v.counted.size()});
+  file.write_dataset(std::string(kCampaignGroup) + "/launches_missing", as_int64(v.missing), {v.missing.size()});
+  if (!v.aa.empty()) {
+    std::vector<PooledCell> cells;
+    std::vector<std::int64_t> rank, batch, context;
+    for (const PooledAaCell& a : v.aa) {
+      cells.push_back(a.pooled);
+      rank.push_back(a.rank);
+      batch.push_back(a.batch);
+      context.push_back(a.context);
+    }
+    const std::string aa = std::string(kCampaignGroup) + "/aa";
+    file.group(aa);
+    file.write_dataset(aa + "/cell_rank", rank, {rank.size()});
+    file.write_dataset(aa + "/cell_batch", batch, {batch.size()});
+    file.write_dataset(aa + "/cell_context", context, {context.size()});
+    write_cells(file, aa, cells, v, 1);
+  }
+  const auto cells_bc = grid_cells(cx.grid);
+  for (const PooledFormK& p : v.cells) {
+    const std::string group_path = verdict_path(p.form, p.k);
+    H5Handle group = file.group(group_path);
+    write_attribute(group.id(), "verdict", std::string(to_string(p.outcome)));
+    write_attribute(group.id(), "reason", reason_of(p));
+    if (p.outcome == Outcome::not_applicable) continue;
+    std::vector<std::int64_t> batch, context;
+    for (const auto& [b, c] : cells_bc) {
+      batch.push_back(b);
+      context.push_back(c);
+    }
+    file.write_dataset(group_path + "/cell_batch", batch, {batch.size()});
+    file.write_dataset(group_path + "/cell_context", context, {context.size()});
+    write_cells(file, group_path, p.cells, v, v.family_cells);
+  }
+  file.flush();
+}
+
+std::string campaign_summary(const CampaignContext& cx, const CampaignVerdict& v) {
+  std::string text = fmt::format("# {:<3} {:<11} {:<30} {:<36} {:>9}\n", "k", "form", "pooled verdict",
+                                 "worst cell: mean error [1-2α interval]", "SD(%)");
+  const auto cells_bc = grid_cells(cx.grid);
+  for (const PooledFormK& p : v.cells) {
+    if (p.outcome == Outcome::not_applicable) {
+      text += fmt::format("  {:<3} {:<11} NOT_APPLICABLE\n", p.k, p.form);
+      continue;
+    }
+    const auto w = static_cast<std::size_t>(p.judged.worst_cell);
+    const PooledCell& c = p.cells[w];
+    const std::string verdict = p.outcome == Outcome::inconclusive
+                                    ? fmt::format("INCONCLUSIVE ({})", reason_of(p))
+                                    : std::string(to_string(p.outcome));
+    text += fmt::format("  {:<3} {:<11} {:<30} {:<36} {:>9.1f}\n", p.k, p.form, verdict,
+                        fmt::format("b={} c={}: {} {}", cells_bc[w].first, cells_bc[w].second,
+                                    fmt_pct(c.judged.error_pct), fmt_interval(c.judged.hold)),
+                        c.between_sd_log * 100.0);
+  }
+  text += fmt::format("# pooled over launches {} of {} (L = {} sealed); A/A pooled: {}\n", fmt::join(v.counted, ", "),
+                      v.launches_sealed, v.launches_sealed,
+                      v.aa_holds ? "HOLDS" : v.aa_falsified ? "FALSIFIED" : "does not hold");
+  if (v.incomplete())
+    text += fmt::format("# INCOMPLETE: launches {} missing; this verdict pools {} of {} launches\n",
+                        fmt::join(v.missing, ", "), v.counted.size(), v.launches_sealed);
+  return text;
+}
+
+std::string campaign_report_markdown(const CampaignContext& cx, const CampaignVerdict& v) {
+  const auto cells_bc = grid_cells(cx.grid);
+  const int launches = static_cast<int>(v.counted.size());
+  std::string md = fmt::format("# tpbench campaign: {}\n\n", cx.design.model);
+  if (v.incomplete())
+    md += fmt::format("> **INCOMPLETE**: launches {} of the sealed {} are missing; this verdict pools {} launches.\n\n",
+                      fmt::join(v.missing, ", "), v.launches_sealed, launches);
+  md += "| k | form | pooled verdict | worst cell | mean error [1 − 2α] | between-launch SD | MAPE |\n"
+        "|---|---|---|---|---|---|---|\n";
+  for (const PooledFormK& p : v.cells) {
+    if (p.outcome == Outcome::not_applicable) {
+      md += fmt::format("| {} | `{}` | NOT_APPLICABLE | — | — | — | — |\n", p.k, p.form);
+      continue;
+    }
+    const auto w = static_cast<std::size_t>(p.judged.worst_cell);
+    const PooledCell& c = p.cells[w];
+    md += fmt::format("| {} | `{}` | {}{} | b={} c={} | {} {} | {:.1f} % | {:.1f} % |\n", p.k, p.form,
+                      to_string(p.outcome),
+                      p.outcome == Outcome::inconclusive ? fmt::format(" ({})", reason_of(p)) : std::string(),
+                      cells_bc[w].first, cells_bc[w].second, fmt_pct(c.judged.error_pct), fmt_interval(c.judged.hold),
+                      c.between_sd_log * 100.0, p.judged.mape_pct);
+  }
+  md += fmt::format(
+      "\nThis table speaks for the campaign: launches {} of L = {} sealed (campaign.json, sha256 `{}`). The estimand "
+      "per cell is the mean over launches of each launch's median of d = ln(measured / paired prediction), the "
+      "typical step of a typical launch. Its intervals are Student's t on L − 1 = {} degrees of freedom: HOLDS when "
+      "the 1 − 2α interval lies inside ±δ, FALSIFIED when the 1 − α/m interval lies outside it (α = {}, m = {}, "
+      "K = {} %, δ = ln(1 + K)). The A/A, pooled the same way per rank cell, gates HOLDS: {}.\n",
+      fmt::join(v.counted, ", "), v.launches_sealed, cx.campaign_sha256.substr(0, 16), launches - 1,
+      v.rule.family_alpha, v.family_cells, v.rule.kill_switch_pct,
+      v.aa_holds ? "HOLDS" : v.aa_falsified ? "FALSIFIED" : "does not hold");
+  for (const std::string& note : cx.notes) md += fmt::format("\n- {}", note);
+  if (!cx.notes.empty()) md += "\n";
+
+  md += "\n## Launches per cell\n\nEach launch's median error per cell (%), the between-launch SD of d, and what "
+        "this campaign's L and spread can decide: the smallest |error| it could FALSIFY, the largest it could HOLD, "
+        "and the L that spread needs to HOLD at a true error of 0 with 80 % power.\n\n";
+  md += fmt::format("| form | k | cell | {} | SD | smallest FALSIFIED | largest HOLDS | L for 80 % |\n",
+                    fmt::join([&] {
+                      std::vector<std::string> h;
+                      for (int i : v.counted) h.push_back(fmt::format("launch {}", i));
+                      return h;
+                    }(),
+                              " | "));
+  md += "|---|---|---|" + [&] {
+    std::string s;
+    for (std::size_t i = 0; i < v.counted.size(); ++i) s += "---|";
+    return s;
+  }() + "---|---|---|---|\n";
+  for (const PooledFormK& p : v.cells) {
+    if (p.outcome == Outcome::not_applicable) continue;
+    for (std::size_t i = 0; i < p.cells.size(); ++i) {
+      const PooledCell& c = p.cells[i];
+      std::vector<std::string> per_launch;
+      for (double d : c.launch_median_log) per_launch.push_back(fmt::format("{:+.1f}", pct_of(d)));
+      const bool formed = launches >= 2;
+      md += fmt::format("| `{}` | {} | b={} c={} | {} | {:.1f} % | {} | {} | {} |\n", p.form, p.k, cells_bc[i].first,
+                        cells_bc[i].second, fmt::join(per_launch, " | "), c.between_sd_log * 100.0,
+                        formed ? fmt_pct(smallest_falsifiable_pct(launches, c.between_sd_log, v.rule, v.family_cells))
+                               : std::string("—"),
+                        formed ? fmt_pct(largest_holdable_pct(launches, c.between_sd_log, v.rule)) : std::string("—"),
+                        formed ? fmt::format("{}", launches_for_hold_power(c.between_sd_log, v.rule))
+                               : std::string("—"));
+    }
+  }
+  md += "\n![each launch's median error per cell](fig_campaign_launches.png)\n";
+  return md;
+}
+
+std::string write_campaign_report(const CampaignContext& cx, const CampaignVerdict& v) {
+  const std::filesystem::path dir(cx.dir);
+  const std::string md_path = (dir / "report.md").string();
+  std::ofstream out(md_path, std::ios::trunc);
+  out << campaign_report_markdown(cx, v);
+  out.close();
+  if (!out) throw UsageError(fmt::format("--campaign: cannot write '{}'", md_path));
+  const std::string command = fmt::format("/usr/bin/python3 '{}' '{}' '{}'", TPB_CAMPAIGN_PLOTS_SCRIPT,
+                                          (dir / "campaign.h5").string(), cx.dir);
+  const int status = std::system(command.c_str());
+  if (status != 0)
+    throw_error("tpbench", status, fmt::format("drawing the campaign's figure failed: {}", command), __FILE__,
+                __LINE__);
+  return md_path;
+}
+
+}  // namespace tpb
