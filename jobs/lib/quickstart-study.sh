@@ -25,7 +25,6 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # One OpenMP thread per rank: mpirun binds each rank to one core.
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 mkdir -p "$out"
-mpirun --oversubscribe -np 2 "$bench" run \
-  --model "$root/tp_decoder/configs/llama-3.2-1b.json" --layers 2 \
-  --tp 1,2 --batch 1,4 --context 256 -w 0 -n 1 --sweep-iters 20 --calibration-rounds 10 \
-  --rounds 80 --time-budget 150 -o "$out" --overwrite "$@"
+# shellcheck source=jobs/lib/quickstart-flags.sh
+source "$root/jobs/lib/quickstart-flags.sh"
+mpirun --oversubscribe -np 2 "$bench" run "${tpb_quickstart_flags[@]}" -o "$out" --overwrite "$@"
