@@ -92,7 +92,7 @@ INSTANTIATE_TEST_SUITE_P(TwoLevelLaunchEffect, CampaignAtTheBoundary,
 // true mean of exactly +K in 13.35 % (L = 3) and 2.90 % (L = 5) of 2000
 // campaigns, against α/m = 1.25 %, and HOLDS at (−K, −K) in about 12 % (L =
 // 3) against α = 5 %: no rule over so few launches keeps those bounds, since
-// 2^−L ≤ α/(2m) needs L ≥ 7. Disabled: run
+// 2^−L ≤ α/m needs L ≥ 7. Disabled: run
 // with --gtest_also_run_disabled_tests to see the rates.
 TEST(TwoLevelLaunchEffectAtFewLaunches, DISABLED_KeepsTheBounds) {
   check_boundary(kTwoLevel, 3);
