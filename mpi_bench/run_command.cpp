@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 
+#include "common/error.hpp"
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/commands.hpp"
 #include "mpi_bench/pipeline/ablation_stage.hpp"

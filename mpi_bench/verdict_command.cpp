@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 
+#include "common/error.hpp"
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/commands.hpp"
 #include "mpi_bench/lock_wait_option.hpp"
@@ -20,7 +21,7 @@ namespace {
 struct VerdictOptions {
   std::string file;
   std::string kill_switch;  // optional: must equal the registered threshold
-  std::string rounds;       // optional: must equal the registered MIN:MAX
+  std::string rounds;       // optional: must equal the registered N
   std::string time_budget;  // optional: must equal the registered budget
   std::string seed;         // optional: must equal the registered seed
   std::string alpha;        // optional: must equal the registered family-wise alpha
@@ -54,6 +55,8 @@ int run_verdict(const VerdictOptions& options) {
     if (rank != 0) return;
     wait_for_file_lock(options.file, options.lock_wait_s);
     const VerifyResult verified = require_verified_results(options.file, options.allow_incomplete);
+    // Refuse before opening for writing: opening marks the file complete=0.
+    judgeable_registration(H5File(options.file, H5Mode::read_only), claims);
     ResultsFile file(options.file);
     results = verdict_stage(file.h5(), claims);
     if (const std::optional<MemoryBudget> budget = read_study_budget(file.h5())) {
@@ -82,7 +85,7 @@ void add_verdict_command(CLI::App& root, CommandList& commands) {
                   "Refuse unless this equals the registered threshold (thresholds are fixed at registration)");
   app->add_flag("--allow-incomplete", options->allow_incomplete,
                 "Judge a file that fails 'mpi_bench verify' (incomplete or inconsistent); it stays complete=0");
-  app->add_option("--rounds", options->rounds, "Refuse unless this equals the registered MIN:MAX rounds");
+  app->add_option("--rounds", options->rounds, "Refuse unless this equals the registered N rounds");
   app->add_option("--time-budget", options->time_budget, "Refuse unless this equals the registered time budget");
   app->add_option("--seed", options->seed, "Refuse unless this equals the registered seed");
   app->add_option("--alpha", options->alpha, "Refuse unless this equals the registered family-wise alpha");

@@ -14,7 +14,7 @@
 
 namespace tpb {
 
-StudyVerdict verdict_stage(H5File& file, const DesignClaims& claims) {
+Registration judgeable_registration(const H5File& file, const DesignClaims& claims) {
   const Registration r = checked_registration(file);
   if (claims.kill_switch_pct)
     for (const auto& row : r.kill_switches)
@@ -24,6 +24,11 @@ StudyVerdict verdict_stage(H5File& file, const DesignClaims& claims) {
                                      *claims.kill_switch_pct, row.mape_threshold_pct, row.form));
   const std::string difference = design_claims_difference(r.design, claims);
   if (!difference.empty()) throw UsageError(difference);
+  return r;
+}
+
+StudyVerdict verdict_stage(H5File& file, const DesignClaims& claims) {
+  const Registration r = judgeable_registration(file, claims);
   StudyVerdict verdict;
   verdict.point = evaluate_study(r, read_measured_cells(file, r.grid), registered_bootstrap(r));
   write_verdicts(file, verdict.point, read_prereg(file).sha256);
