@@ -59,15 +59,7 @@ PooledCell pool_cell(std::span<const double> launch_median_log, const DecisionRu
   const double alpha = rule.family_alpha;
   cell.hold = t_interval(mean, pooled.between_sd_log, launches, 2.0 * alpha);
   cell.falsify = t_interval(mean, pooled.between_sd_log, launches, alpha / family_cells);
-  const double delta = rule.margin_log();
-  if (cell.falsify.formed && (cell.falsify.low > delta || cell.falsify.high < -delta)) {
-    cell.outcome = Outcome::falsified;
-  } else if (cell.hold.formed && cell.hold.low > -delta && cell.hold.high < delta) {
-    cell.outcome = Outcome::holds;
-  } else {
-    cell.outcome = Outcome::inconclusive;
-    cell.reason = cell.hold.formed ? InconclusiveReason::straddles_margin : InconclusiveReason::too_few_rounds;
-  }
+  decide_on_intervals(cell, rule.margin_log());
   return pooled;
 }
 

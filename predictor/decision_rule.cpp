@@ -75,20 +75,24 @@ CellJudgement judge_cell(std::span<const double> log_ratios, const DecisionRule&
     cell.hold = median_order_statistic_interval(blocks, 2.0 * alpha);
     cell.falsify = median_order_statistic_interval(blocks, alpha / family_cells);
   }
-  const double delta = rule.margin_log();
+  decide_on_intervals(cell, rule.margin_log());
+  return cell;
+}
+
+void decide_on_intervals(CellJudgement& cell, double delta) {
+  cell.reason = InconclusiveReason::none;
   if (cell.falsify.formed && (cell.falsify.low > delta || cell.falsify.high < -delta)) {
     cell.outcome = Outcome::falsified;
   } else if (cell.hold.formed && cell.hold.low > -delta && cell.hold.high < delta) {
     cell.outcome = Outcome::holds;
   } else {
-    // Wholly beyond the margin at 1 − 2α but too few blocks for 1 − α/m:
-    // more rounds, not the margin, would settle it.
+    // Wholly beyond the margin at 1 − 2α but too few values for 1 − α/m:
+    // more of them, not the margin, would settle it.
     const bool beyond = cell.hold.formed && (cell.hold.low > delta || cell.hold.high < -delta);
     cell.outcome = Outcome::inconclusive;
     cell.reason = !cell.hold.formed || (beyond && !cell.falsify.formed) ? InconclusiveReason::too_few_rounds
                                                                         : InconclusiveReason::straddles_margin;
   }
-  return cell;
 }
 
 double cell_error_bound_pct(const CellJudgement& cell) {

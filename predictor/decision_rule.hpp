@@ -70,6 +70,10 @@ struct CellJudgement {
 // `log_ratios` non-empty and finite; `family_cells` (m) ≥ 1.
 CellJudgement judge_cell(std::span<const double> log_ratios, const DecisionRule& rule, int family_cells);
 
+// The cell's outcome and reason from its two intervals (hold, falsify)
+// against the margin δ: the one decision every interval of the rule feeds.
+void decide_on_intervals(CellJudgement& cell, double delta);
+
 // The largest |error| in percent that a cell's 1 − 2α interval allows; NaN
 // when the interval is not formed.
 double cell_error_bound_pct(const CellJudgement& cell);
