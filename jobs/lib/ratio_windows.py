@@ -9,7 +9,7 @@ cut into consecutive windows. It prints each window's median ratio and the SD of
 the window medians, against the same SD after shuffling the rounds (2000
 shuffles): a larger observed SD, with a small share of shuffles reaching it,
 says the ratio itself moved during the study, which no resampling of single
-rounds can see (docs/STATISTICS.md, "What moves between launches").
+rounds can see (bench/archive/2026-12-04-verdict-rules-2-to-5).
 Debian's python3-numpy and python3-h5py.
 """
 import sys

@@ -44,7 +44,7 @@ __attribute__((target("avx2,fma"))) float avx2_fma_chains(long steps) {
 // 1.3-1.9x faster from four streams 32 KiB apart than from one (bench_cpu_gemm's
 // read_GBps against one_GBps), and OpenBLAS's
 // sgemv, which reads four weight rows at once, beat a one-stream probe by up
-// to 1.2x (docs/MEASUREMENT.md). The limit is the fastest read found, so the
+// to 1.2x (bench/archive/2026-12-03-gemm-row-block-avx2). The limit is the fastest read found, so the
 // probe takes it. What is left past the last whole group is read as one stream.
 constexpr int kReadStreams = 4;
 constexpr std::int64_t kReadRunFloats = 8192;

@@ -68,7 +68,7 @@ bool gemm_isa_supported(GemmIsa isa);
 GemmIsa small_batch_gemm_isa();
 
 // How the AVX2 kernel reads the weight for a batch of m rows, fixed in code
-// from the measurement in docs/MEASUREMENT.md ("The panel kernel"), so every
+// from the measurement in bench/archive/2026-12-03-gemm-panel-kernel, so every
 // rank and every run reads the same way. It takes `panels` full panels side by
 // side (that many streams from memory) and, in the pass that reads them, the
 // first `read_rows` batch rows; the other rows follow in passes over the same

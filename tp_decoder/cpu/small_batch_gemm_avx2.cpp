@@ -32,7 +32,7 @@ constexpr int kBatchGroup = 32;
 
 // Columns per range where later passes follow from L1: 3 panels of 64
 // columns are 6 KiB, and the next range, prefetched, as much again. On the AMD
-// core of docs/MEASUREMENT.md 64 columns were ahead of 128 at m = 8 and 16 on
+// core of bench/archive/2026-12-03-gemm-panel-kernel 64 columns were ahead of 128 at m = 8 and 16 on
 // every shape (by 0.03-0.12 of the limit), of 256 by more, and level with 32.
 constexpr std::int64_t kChunk = 64;
 
@@ -73,7 +73,7 @@ TPB_AVX2 inline __attribute__((always_inline)) void panel_column(const float* w,
 }
 
 // Columns per loop step of a pass: the loop's own increments and compare are
-// paid once per four columns. On the AMD core of docs/MEASUREMENT.md this was
+// paid once per four columns. On the AMD core of bench/archive/2026-12-03-gemm-overlap this was
 // ahead of one column per step at m = 8 in 12 of 12 shape-runs and at m = 16
 // in 10 of 12 (by 0.03 of the limit on average), and at m = 1 in 4 of 4; two
 // or eight columns per step were behind one.
@@ -130,7 +130,7 @@ TPB_AVX2 inline void pass_rows(int rows, const float* w, std::int64_t width, __m
 // rows in tiles as even as they can be (with 4: 12 = 4 + 4 + 4, 6 = 3 + 3).
 // The first tile prefetches the next range: the tiles read only L1, so the
 // hardware prefetcher sees no misses to follow and the memory would idle
-// until the next range's first pass. On the AMD core of docs/MEASUREMENT.md
+// until the next range's first pass. On the AMD core of bench/archive/2026-12-03-gemm-panel-kernel
 // this took m = 8 from 0.59-0.68 to 0.68-0.85 of the limit and m = 16 from
 // 0.52-0.65 to 0.56-0.71 (with 128-column ranges). From the last range it
 // prefetches the next group's first range, which otherwise starts cold: ahead

@@ -7,8 +7,8 @@
 // pages of one stretch of its free memory. Each shard drawn on its own then
 // reads at its own speed: the median TP-2 step over t_compute(1) of llama-3.2-1b
 // moved between 0.39 and 0.55 from launch to launch, and between two values
-// when the same launch copied its shards back and forth (docs/STATISTICS.md,
-// "What moves between launches"). Touching the region's pages in an order that
+// when the same launch copied its shards back and forth (bench/archive/2026-12-04-verdict-rules-2-to-5,
+// what moves between launches). Touching the region's pages in an order that
 // jumps across it spreads every stretch the kernel hands out over the whole
 // region, so every shard carved from it reads memory drawn from the same pool,
 // and the ratio of two conditions no longer depends on where either landed.

@@ -243,7 +243,7 @@ int run(int reps, const std::string& model) {
     // every shape, the same mix of physical pages. From plain allocations the
     // kernel fell further behind `overlap` on a run's first shapes, on the
     // process's first pages, than on later ones, on pages the shapes before
-    // had freed (docs/MEASUREMENT.md, "A seventh day").
+    // had freed (bench/archive/2026-12-05-gemm-weight-arena).
     const std::size_t stride = (bytes + 63) / 64 * 64;
     WeightArena arena(copies * stride);
     Workload work{shape.n, shape.k, {}, nullptr, nullptr};
@@ -273,7 +273,7 @@ int run(int reps, const std::string& model) {
           // was written by the op just before it (the norm, the attention,
           // silu_mul), so it is in cache there while the weight is not. Left
           // cold, it cost the kernel about 0.02 of the limit at m >= 4 on the
-          // k = 2048 shapes (docs/MEASUREMENT.md, "A sixth day").
+          // k = 2048 shapes (bench/archive/2026-12-04-gemm-batch-rows-warm).
           g_sink = g_sink + sum_floats(work.x, m * shape.k);
           const auto start = Clock::now();
           candidates[i].run(work, m, rep < 0 ? 0 : copy);
