@@ -1,19 +1,12 @@
-# Tool version and git SHA, baked into a generated header for /meta provenance.
-find_package(Git QUIET)
-set(TPB_GIT_SHA "unknown")
-if(GIT_FOUND)
-  execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse HEAD
-    WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
-    OUTPUT_VARIABLE _sha OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE _rc)
-  if(_rc EQUAL 0)
-    set(TPB_GIT_SHA "${_sha}")
-    execute_process(COMMAND ${GIT_EXECUTABLE} status --porcelain --untracked-files=no
-      WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
-      OUTPUT_VARIABLE _dirty OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-    if(_dirty)
-      set(TPB_GIT_SHA "${TPB_GIT_SHA}-dirty")
-    endif()
-  endif()
-endif()
-configure_file(${CMAKE_CURRENT_SOURCE_DIR}/common/version.hpp.in
-               ${CMAKE_CURRENT_BINARY_DIR}/generated/tpb_version.hpp @ONLY)
+# Tool version and git SHA, baked into a generated header for /meta
+# provenance. The header is written at every build (cmake/WriteVersionHeader.cmake),
+# not at configure time: an incremental build after a commit must not record
+# the commit the tree was configured at.
+set(_tpb_version_header ${CMAKE_CURRENT_BINARY_DIR}/generated/tpb_version.hpp)
+set(_tpb_version_command ${CMAKE_COMMAND} -DSOURCE_DIR=${CMAKE_CURRENT_SOURCE_DIR}
+    -DINPUT=${CMAKE_CURRENT_SOURCE_DIR}/common/version.hpp.in -DOUTPUT=${_tpb_version_header}
+    -DPROJECT_VERSION=${PROJECT_VERSION} -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/WriteVersionHeader.cmake)
+# Once at configure time too, so the header exists before the first build.
+execute_process(COMMAND ${_tpb_version_command})
+add_custom_target(tpb_version ALL COMMAND ${_tpb_version_command} BYPRODUCTS ${_tpb_version_header}
+                  COMMENT "tpb_version: the git SHA /meta records")
