@@ -3,9 +3,9 @@
 # design (jobs/lib/quickstart-flags.sh, L = N launches) into a campaign
 # directory, runs N launches one after another with mpirun (2 ranks each, as
 # the quick start does), then pools them into one verdict about the machine
-# and prints the report's path. Builds what it runs, as jobs/quickstart.sh.
-# Knobs: TPB_OUT (the campaign directory; default out/campaign-<UTC time>),
-# TPB_BUILD_DIR (build directory; default build-cpu).
+# and prints the report's path. Builds what it runs, as jobs/quickstart.sh
+# (jobs/lib/build-study-bench.sh). Knobs: TPB_OUT (the campaign directory;
+# default out/campaign-<UTC time>), TPB_BUILD_DIR (build directory).
 #
 #   jobs/campaign.sh N
 set -euo pipefail
@@ -15,18 +15,8 @@ if [ $# -ne 1 ] || ! [[ $1 =~ ^[0-9]+$ ]] || [ "$1" -lt 2 ]; then
 fi
 launches=$1
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=${TPB_BUILD_DIR:-$root/build-cpu}
+build=$("$root/jobs/lib/build-study-bench.sh" jobs/campaign.sh)
 bench=$build/mpi_bench/mpi_bench
-if [ ! -x "$bench" ]; then
-  "$root/jobs/setup.sh" quickstart
-  log="$build/campaign-build.log"
-  mkdir -p "$build"
-  if ! TPB_BUILD_DIR="$build" TPB_BUILD_TARGET=mpi_bench "$root/jobs/build.sh" -DTPB_CUDA=OFF >"$log" 2>&1; then
-    tail -n 40 "$log" >&2
-    echo "jobs/campaign.sh: the build failed; its log: $log" >&2
-    exit 1
-  fi
-fi
 out=${TPB_OUT:-$root/out/campaign-$(date -u +%Y%m%dT%H%M%SZ)}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}  # one OpenMP thread per rank, as the quick start
