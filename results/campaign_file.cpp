@@ -201,6 +201,15 @@ std::string campaign_report_markdown(const CampaignContext& cx, const CampaignVe
       fmt::join(v.counted, ", "), v.launches_sealed, cx.campaign_sha256.substr(0, 16), launches - 1,
       v.rule.family_alpha, v.family_cells, v.rule.kill_switch_pct,
       v.aa_holds ? "HOLDS" : v.aa_falsified ? "FALSIFIED" : "does not hold");
+  // The t interval's one blind spot (docs/STATISTICS.md, Campaigns): a launch
+  // effect on two levels in d is missed when every launch lands on one of them.
+  md += fmt::format(
+      "\nThe t interval takes the launch effect as roughly normal. A launch effect on two levels of d itself (not "
+      "of the machine's speed, which the same-round pairing cancels) goes unseen when all L launches land on the "
+      "same level: on a given one with probability 2^−L = {:.1f} % at L = {} for even odds; L ≥ {} keeps that "
+      "under α/m.\n",
+      std::ldexp(100.0, -launches), launches,
+      static_cast<int>(std::ceil(std::log2(v.family_cells / v.rule.family_alpha))));
   for (const std::string& note : cx.notes) md += fmt::format("\n- {}", note);
   if (!cx.notes.empty()) md += "\n";
 
