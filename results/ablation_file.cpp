@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
-#include "predictor/sha256.hpp"
+#include "results/custody.hpp"
 #include "results/layout.hpp"
 #include "results/step_point.hpp"
 
@@ -78,18 +78,11 @@ std::vector<MeasuredCell> read_ablation_cells(const H5File& file, std::string_vi
 
 Registration checked_ablation_registration(const H5File& file, std::string_view collective) {
   const PreregRecord prereg = read_ablation_prereg(file, collective);
-  if (sha256_hex(prereg.text) != prereg.sha256)
-    throw UsageError(fmt::format("FILE: the {} ablation's registration in '{}' does not match its SHA-256 ({}): it "
-                                 "was changed after registration",
-                                 collective, file.path(), prereg.sha256));
   const MeasurementStamp stamp = read_ablation_measurement_stamp(file, collective);
-  if (stamp.prereg_sha256 != prereg.sha256)
-    throw UsageError(fmt::format("FILE: the {} ablation's steps in '{}' ran under registration {}, not {}",
-                                 collective, file.path(), stamp.prereg_sha256, prereg.sha256));
-  if (!(prereg.registered_at < stamp.started_at))
-    throw UsageError(fmt::format("FILE: the {} ablation in '{}' was registered at {}, not before its steps began "
-                                 "at {}",
-                                 collective, file.path(), prereg.registered_at, stamp.started_at));
+  const std::string problem = seal_problem(prereg, &stamp);
+  if (!problem.empty())
+    throw UsageError(fmt::format("FILE: refusing to judge the {} ablation in '{}': {}", collective, file.path(),
+                                 problem));
   return parse_registration(prereg.text);
 }
 

@@ -28,10 +28,9 @@ MeasurementStamp read_ablation_measurement_stamp(const H5File& file, std::string
 // collective, so it is the same for every implementation.
 std::vector<MeasuredCell> read_ablation_cells(const H5File& file, std::string_view collective, const Grid& grid);
 
-// The ablation's registration, checked as the verdict checks the study's:
-// UsageError naming what does not hold when its text no longer matches its
-// SHA-256, its steps ran under another registration, or it was written after
-// its steps began.
+// The ablation's registration, its seal checked as the study's is
+// (seal_problem, against the ablation's own stamp): UsageError naming what
+// does not hold.
 Registration checked_ablation_registration(const H5File& file, std::string_view collective);
 
 }  // namespace tpb

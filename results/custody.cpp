@@ -1,36 +1,44 @@
-// The chain of custody of a study: registration sealed, measured under that
-// registration, after it, on the calibration data it was computed from.
 #include "results/custody.hpp"
 
 #include <fmt/format.h>
 
 #include "common/error.hpp"
 #include "predictor/sha256.hpp"
-#include "results/study_file.hpp"
 
 namespace tpb {
 
-Registration checked_registration(const H5File& file) {
-  const PreregRecord prereg = read_prereg(file);
+std::string seal_problem(const PreregRecord& prereg, const MeasurementStamp* stamp) {
   const std::string actual = sha256_hex(prereg.text);
   if (actual != prereg.sha256)
-    throw UsageError(fmt::format("FILE: refusing to judge '{}': the registration text hashes to {} but was sealed "
-                                 "as {} (it was edited after registration)",
-                                 file.path(), actual, prereg.sha256));
+    return fmt::format("the registration text hashes to {}, not its sealed sha256 {} (it was edited after "
+                       "registration)",
+                       actual, prereg.sha256);
+  if (!stamp) return "";
+  if (stamp->prereg_sha256 != prereg.sha256)
+    return fmt::format("the measurement ran under registration {} but the file now holds registration {}",
+                       stamp->prereg_sha256, prereg.sha256);
+  // The seal says the predictions existed before the first measured step.
+  // Both times are UTC to the microsecond in one fixed-width format
+  // (utc_timestamp_us), so text order is time order. An equal timestamp is
+  // refused: within one clock reading the order of the two is not shown, and
+  // custody accepts only what it can show.
+  if (!(prereg.registered_at < stamp->started_at))
+    return fmt::format("the registration ({}) is not older than the measurement ({}); predictions must be "
+                       "registered before measuring",
+                       prereg.registered_at, stamp->started_at);
+  return "";
+}
+
+Registration checked_registration(const H5File& file) {
+  const PreregRecord prereg = read_prereg(file);
   const MeasurementStamp stamp = read_measurement_stamp(file);
-  if (stamp.prereg_sha256 != prereg.sha256)
-    throw UsageError(fmt::format("FILE: refusing to judge '{}': the measurement ran under registration {} but the "
-                                 "file now holds registration {}",
-                                 file.path(), stamp.prereg_sha256, prereg.sha256));
+  const std::string problem = seal_problem(prereg, &stamp);
+  if (!problem.empty()) throw UsageError(fmt::format("FILE: refusing to judge '{}': {}", file.path(), problem));
   const Registration r = parse_registration(prereg.text);
   if (r.registered_at != prereg.registered_at)
     throw UsageError(fmt::format("FILE: refusing to judge '{}': /prereg says registered at {} but the sealed text "
                                  "says {}",
                                  file.path(), prereg.registered_at, r.registered_at));
-  if (r.registered_at > stamp.started_at)
-    throw UsageError(fmt::format("FILE: refusing to judge '{}': the registration ({}) is newer than the measurement "
-                                 "({}); predictions must be registered before measuring",
-                                 file.path(), r.registered_at, stamp.started_at));
   const std::string calibration = datasets_sha256(file, r.source.datasets);
   if (calibration != r.source.datasets_sha256)
     throw UsageError(fmt::format("FILE: refusing to judge '{}': the calibration datasets hash to {} but were "

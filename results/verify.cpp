@@ -10,7 +10,7 @@
 #include <regex>
 
 #include "common/error.hpp"
-#include "predictor/sha256.hpp"
+#include "results/custody.hpp"
 #include "results/h5_check.hpp"
 #include "results/layout.hpp"
 #include "results/results_file.hpp"
@@ -175,8 +175,8 @@ class Checker {
     }
   }
 
-  // The registration text and its digest must still match: a file whose
-  // predictions were edited after registration is not judged.
+  // The registration's own seal (seal_problem): a file whose predictions
+  // were edited after registration is not judged.
   void check_prereg() {
     if (!file_.exists(kPreregGroup)) return;
     H5Handle prereg = file_.open_object(kPreregGroup);
@@ -184,8 +184,6 @@ class Checker {
     if (file_.exists(kPreregText)) {
       const auto lines = file_.read_strings(kPreregText);
       if (lines.size() == 1) text = lines.front();
-    } else if (has_attribute(prereg.id(), "predictions_json")) {
-      text = read_string_attribute(prereg.id(), "predictions_json");
     }
     if (text.empty()) {
       problem(ProblemKind::inconsistent, "/prereg holds no predictions_json text");
@@ -195,13 +193,8 @@ class Checker {
       problem(ProblemKind::inconsistent, "/prereg has no sha256 attribute");
       return;
     }
-    const std::string stored = read_string_attribute(prereg.id(), "sha256");
-    const std::string actual = sha256_hex(text);
-    if (stored != actual)
-      problem(ProblemKind::inconsistent,
-              fmt::format("/prereg sha256 {} does not match its predictions_json (sha256 {}): predictions were "
-                          "changed after registration",
-                          stored, actual));
+    const std::string broken = seal_problem({text, read_string_attribute(prereg.id(), "sha256"), ""});
+    if (!broken.empty()) problem(ProblemKind::inconsistent, "/prereg: " + broken);
   }
 
  private:

@@ -7,7 +7,7 @@
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
 #include "mpi_bench/pipeline/study_rounds.hpp"
-#include "predictor/sha256.hpp"
+#include "results/custody.hpp"
 
 namespace tpb {
 
@@ -16,10 +16,9 @@ void measure_stage(StudyRuntime& rt, ResultsFile* file) {
   validate_collectively(MPI_COMM_WORLD, [&] {
     if (!file) return;
     const PreregRecord prereg = read_prereg(file->h5());
-    if (sha256_hex(prereg.text) != prereg.sha256)
-      throw UsageError(fmt::format("FILE: the registration in '{}' does not match its SHA-256 ({}): it was changed "
-                                   "after registration; refusing to measure",
-                                   file->h5().path(), prereg.sha256));
+    const std::string problem = seal_problem(prereg);
+    if (!problem.empty())
+      throw UsageError(fmt::format("FILE: refusing to measure '{}': {}", file->h5().path(), problem));
     if (has_measurement(file->h5()))
       throw UsageError(fmt::format("FILE: '{}' already holds a TP-k measurement: a registration is measured once",
                                    file->h5().path()));

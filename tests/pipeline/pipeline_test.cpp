@@ -299,7 +299,7 @@ TEST_F(Pipeline, RegistrationWrittenAfterMeasurementIsRefused) {
     write_measurement_stamp(file, {sha256_hex(late), read_measurement_stamp(file).started_at});
   }
   expect_refusal([&] { H5File f(copy, H5Mode::read_write); verdict_stage(f, DesignClaims{}); },
-                 "is newer than the measurement");
+                 "is not older than the measurement");
 }
 
 TEST_F(Pipeline, MissingRegistrationIsRefused) {

@@ -189,9 +189,9 @@ TEST_F(VerifyTest, APreregistrationSealMustMatchItsText) {
   EXPECT_EQ(first_problem(), "ok");
   file->h5().write_strings("/prereg/predictions_json", {R"({"threshold": 0.50})"});
   EXPECT_EQ(first_problem(),
-            fmt::format("/prereg sha256 {} does not match its predictions_json (sha256 {}): predictions were changed "
-                        "after registration",
-                        sha256_hex(registered), sha256_hex(R"({"threshold": 0.50})")));
+            fmt::format("/prereg: the registration text hashes to {}, not its sealed sha256 {} (it was edited "
+                        "after registration)",
+                        sha256_hex(R"({"threshold": 0.50})"), sha256_hex(registered)));
 }
 
 TEST_F(VerifyTest, AWrongSchemaVersionIsUnreadableEvenWithAllowIncomplete) {
