@@ -40,7 +40,7 @@ void write_tp_sweep(H5File& file, const TpSweep& tp, const std::optional<SweepFi
                     const SweepParameters& parameters, std::string_view under) {
   SweepGroupRecord r;
   r.operation = tp.operation;
-  r.backend = tp.backend;
+  r.collective = tp.backend;
   r.collective_memory = std::string(to_string(tp.memory));
   r.datatype = to_string(tp.type);
   r.k = tp.k;

@@ -41,9 +41,9 @@ std::string phase_dataset_path(const std::string& point_path, std::string_view p
   return fmt::format("{}/{}/{}_us", point_path, step_dataset::phase_group, phase_name);
 }
 
-std::string control_t_step_path(ControlMode mode, int batch, int context) {
+std::string control_t_rank_path(ControlMode mode, int batch, int context) {
   return fmt::format("/control/{}/b{}_c{}/{}", mode == ControlMode::concurrent ? "concurrent" : "alone", batch,
-                     context, step_dataset::t_step_us);
+                     context, step_dataset::t_rank_us);
 }
 
 std::string sweep_root_path(SweepRoot root) { return root == SweepRoot::all_reduce ? "/sweep" : "/sweep_allgather"; }
@@ -110,7 +110,7 @@ bool schema_names(const std::string& path, bool is_group) {
       R"(|kv(/blocks(/b[0-9]+)?|/tp(/k[0-9]+)?)?|decision(/k[0-9]+(/b[0-9]+_c[0-9]+)?|/slo(/c[0-9]+)?)?)$)");
   static const std::regex datasets(
       R"(^/(prereg/predictions_json|membw/read_GBps|d2d/copy_GBps)"
-      R"(|control/(concurrent|alone)/b[0-9]+_c[0-9]+/t_step_us)"
+      R"(|control/(concurrent|alone)/b[0-9]+_c[0-9]+/t_rank_us)"
       R"(|(step|step_nocomm|step_graph|step_graph_nocomm|replay)/k[0-9]+/b[0-9]+_c[0-9]+/)"
       R"((t_step_us|t_rank_us|t_host_us|t_ar_insitu_us|t_ag_insitu_us|tp_group|experts_touched|phase/[a-z_]+_us))"
       R"(|(sweep|sweep_allgather)/k[0-9]+/(bytes|count|time_us|time_inplace_us|time_median_us|time_inplace_median_us)"

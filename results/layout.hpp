@@ -10,9 +10,11 @@
 namespace tpb {
 
 // Bumped whenever a dataset's name, shape or meaning changes.
-//   4: one name, one quantity: the rounds' per-rank times are t_rank_us
-//      (/rounds and /calibration_rounds), their t_host_us holds every rank,
-//      and /verdict holds rule version 6. Earlier files are refused, not read.
+//   4: one name, one quantity: per-rank times are t_rank_us (/rounds,
+//      /calibration_rounds and /control), the rounds' t_host_us holds every
+//      rank, every group names its communicator in `collective` (sweep groups
+//      called it `backend`), and /verdict holds rule version 6. Earlier files
+//      are refused, not read.
 //   3: t_step_us is iterations × groups (one column per TP group, its slowest
 //      rank); version 2 repeated each group's slowest rank in every one of its
 //      rank columns (iterations × ranks).
@@ -34,12 +36,12 @@ inline constexpr const char* kMembwReadGBps = "/membw/read_GBps";  // (passes ×
 inline constexpr const char* kD2dGroup = "/d2d";
 inline constexpr const char* kD2dCopyGBps = "/d2d/copy_GBps";  // (passes × ranks)
 
-// Attributes of a sweep or step group naming where its collective's data lived:
-// "host" or "device" (to_string(MemoryKind)). A sweep group names its
-// collective in `backend`, a step group in `collective`; a step group where
-// no collective ran (a replay, --no-comm) has neither.
+// Attributes of a sweep or step group naming its collective (the
+// communicator) and where its data lived: "host" or "device"
+// (to_string(MemoryKind)). A step group where no collective ran (a replay,
+// --no-comm, k = 1) has neither. `backend` is the decoder's (cpu, cuda).
 namespace collective_attribute {
-inline constexpr const char* name = "collective";           // step groups, an ablation's root: "mpi", "nccl", "oneshot"
+inline constexpr const char* name = "collective";           // sweep and step groups, ablation roots: mpi, nccl, oneshot
 inline constexpr const char* memory = "collective_memory";  // sweep and step groups: "host" or "device"
 }  // namespace collective_attribute
 
@@ -70,7 +72,7 @@ std::string phase_dataset_path(const std::string& point_path, std::string_view p
 
 // The same-node control: TP-1 on every rank at once, and each rank alone.
 enum class ControlMode { concurrent, alone };
-std::string control_t_step_path(ControlMode mode, int batch, int context);
+std::string control_t_rank_path(ControlMode mode, int batch, int context);  // (iterations × ranks) each rank's own time
 
 // Collective sweeps: /sweep (all-reduce) and /sweep_allgather, one group per k;
 // `under` places them below an ablation root (ablation_root_path).

@@ -180,7 +180,7 @@ std::string control_section(const H5File& file, const Registration& r) {
   for (int b : r.grid.batch)
     for (int c : r.grid.context)
       for (const ControlMode mode : {ControlMode::concurrent, ControlMode::alone}) {
-        const std::string path = control_t_step_path(mode, b, c);
+        const std::string path = control_t_rank_path(mode, b, c);
         if (!file.exists(path)) continue;
         std::vector<std::uint64_t> dims;
         const std::vector<double> values = file.read_doubles(path, &dims);
@@ -197,7 +197,7 @@ std::string control_section(const H5File& file, const Registration& r) {
                          mode == ControlMode::concurrent ? "concurrent" : "alone", fmt::join(text, ", "),
                          (*hi - *lo) / median(medians) * 100);
       }
-  return s + "\nFrom `/control/{concurrent,alone}/b*_c*/t_step_us`. A spread comparable to a form's error means "
+  return s + "\nFrom `/control/{concurrent,alone}/b*_c*/t_rank_us`. A spread comparable to a form's error means "
              "rank-to-rank variance alone could explain it.\n\n";
 }
 

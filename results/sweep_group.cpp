@@ -29,7 +29,7 @@ void write_sweep_group(H5File& file, SweepRoot root, const SweepGroupRecord& tp,
   H5Handle group = file.group(path);
   const hid_t id = group.id();
   write_attribute(id, "operation", tp.operation);
-  write_attribute(id, "backend", tp.backend);
+  write_attribute(id, collective_attribute::name, tp.collective);
   write_attribute(id, collective_attribute::memory, tp.collective_memory);
   write_attribute(id, "datatype", tp.datatype);
   write_attribute(id, "k", std::int64_t{tp.k});

@@ -9,7 +9,7 @@
 //   algbw_inplace_GBps, busbw_inplace_GBps                           (n_sizes) slowest group
 //   wrong, wrong_inplace, slowest_group, slowest_group_inplace        (n_sizes) int64
 //   wrong_per_rank, wrong_inplace_per_rank                            (n_sizes x world ranks)
-// and the attributes: backend (the communicator), collective_memory (host or device), parameters
+// and the attributes: collective (the communicator), collective_memory (host or device), parameters
 // (glibc_tunables, timing, batch_calls included), timing_overhead_us,
 // fit_alpha_us, fit_beta_GBps, fit_r2, fit_residual_us, piecewise_* per segment; without fits,
 // fit_skipped (the reason) instead.
@@ -48,7 +48,7 @@ struct SweepParameters {
 // World rank 0's view of one sweep of one TP degree.
 struct SweepGroupRecord {
   std::string operation;  // "all_reduce", "all_gather"
-  std::string backend;    // the communicator
+  std::string collective;  // the communicator: "mpi", "nccl", "oneshot"
   std::string collective_memory;  // "host" or "device": where the swept buffers lived
   std::string datatype;
   int k = 1;

@@ -36,7 +36,7 @@ void write_first_round_point(ResultsFile& file, const RoundCondition& c, const G
   if (c.kind == RoundKind::step) {
     write_gathered_point(file, point);
     if (c.k == 1 && ranks >= 2)
-      file.h5().write_dataset(control_t_step_path(ControlMode::concurrent, c.batch, c.context),
+      file.h5().write_dataset(control_t_rank_path(ControlMode::concurrent, c.batch, c.context),
                               point.all_ranks_t_rank_us, iterations_by_ranks(iters, ranks));
   } else if (c.kind == RoundKind::step_nocomm && c.k > 1) {
     write_gathered_point(file, point);
@@ -56,7 +56,7 @@ void measure_ranks_alone(StudyRuntime& rt, ResultsFile* file, TpGroups& groups,
       release_unplanned_shards(rt, residency, conditions, {RoundKind::step, 1, b, c});
       const std::vector<double> alone = run_point_each_rank_alone(rt, *groups.at(1), {1, b, c}, options);
       if (file)
-        file->h5().write_dataset(control_t_step_path(ControlMode::alone, b, c), alone,
+        file->h5().write_dataset(control_t_rank_path(ControlMode::alone, b, c), alone,
                                  iterations_by_ranks(options.iters, rt.ranks.size));
     }
 }

@@ -21,7 +21,7 @@ def check(path):
                 ranks = int(g.attrs["world_size"])
                 assert ranks == 2, ranks
                 # The default collective: MPI on host memory, or NCCL on device memory where a GPU is visible.
-                memory = {"mpi": "host", "nccl": "device"}[g.attrs["backend"]]
+                memory = {"mpi": "host", "nccl": "device"}[g.attrs["collective"]]
                 assert g.attrs["collective_memory"] == memory, (root, k, g.attrs["collective_memory"])
                 for name in ("time_us", "time_inplace_us"):
                     assert g[name].shape == (n_sizes, iters, ranks), (root, k, name, g[name].shape)

@@ -20,7 +20,7 @@ import h5py
 out = sys.argv[1]
 with h5py.File(os.path.join(out, "study.h5"), "r") as f:
     for root in ("/sweep", "/sweep_allgather"):
-        assert f[f"{root}/k2"].attrs["backend"] == "mpi", root
+        assert f[f"{root}/k2"].attrs["collective"] == "mpi", root
         assert f[f"{root}/k2"].attrs["collective_memory"] == "host", root
         assert "k1" not in f[root], root  # a group of one rank issues no collective: never swept
     # A step point names its group's collective and where its data lived; a
@@ -35,7 +35,7 @@ with h5py.File(os.path.join(out, "study.h5"), "r") as f:
     for root in ("sweep", "sweep_allgather"):
         assert sorted(abl[root].keys()) == ["k2"], (root, list(abl[root].keys()))
         g = abl[f"{root}/k2"]
-        assert g.attrs["backend"] == "oneshot", (root, g.attrs["backend"])
+        assert g.attrs["collective"] == "oneshot", (root, g.attrs["collective"])
         assert g.attrs["collective_memory"] == "host", (root, g.attrs["collective_memory"])
         assert (g["wrong"][...] == 0).all() and (g["wrong_inplace"][...] == 0).all(), root
     assert sorted(abl["step"].keys()) == ["k2"], list(abl["step"].keys())
