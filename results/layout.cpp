@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
 #include <regex>
+#include <stdexcept>
 
 namespace tpb {
 
@@ -94,38 +97,113 @@ std::string verdict_group_path(std::string_view form, int k) {
   return fmt::format("{}/{}/k{}", kVerdictGroup, form, k);
 }
 
+namespace {
+
+// What each placeholder of a schema pattern stands for.
+struct Placeholder {
+  std::string_view name;
+  std::string_view regex;
+};
+constexpr Placeholder kPlaceholders[] = {
+    {"{K}", "[0-9]+"},
+    {"{B}", "[0-9]+"},
+    {"{C}", "[0-9]+"},
+    {"{N}", "[0-9]+"},
+    {"{step}", "(step|step_nocomm|step_graph|step_graph_nocomm|replay)"},
+    {"{sweep}", "(sweep|sweep_allgather)"},
+    {"{rounds}", "(rounds|calibration_rounds)"},
+    {"{kind}", "(step|step_nocomm|replay)"},
+    {"{mode}", "(concurrent|alone)"},
+    {"{impl}", "(mpi|nccl|oneshot)"},
+    {"{form}", "[a-z_]+"},
+    {"{name}", "[a-z_]+"},
+};
+
+// The groups that hold attributes only; every other group is the parent of a dataset.
+constexpr const char* kAttributeGroups[] = {
+    "/meta", "/config", "/study", "/ablation/{impl}", "/decision/k{K}/b{B}_c{C}", "/decision/slo/c{C}"};
+
+std::regex pattern_regex(const std::vector<std::string>& patterns) {
+  std::string alternatives;
+  for (const std::string& pattern : patterns) {
+    if (!alternatives.empty()) alternatives += '|';
+    alternatives += '(';
+    for (std::size_t i = 0; i < pattern.size();) {
+      const std::size_t open = pattern.find('{', i);
+      alternatives += pattern.substr(i, open - i);  // letters, digits, '_' and '/': literal in a regex
+      if (open == std::string::npos) break;
+      const std::size_t close = pattern.find('}', open);
+      const std::string_view name = std::string_view(pattern).substr(open, close + 1 - open);
+      const auto* placeholder = std::find_if(std::begin(kPlaceholders), std::end(kPlaceholders),
+                                             [&](const Placeholder& p) { return p.name == name; });
+      if (placeholder == std::end(kPlaceholders))
+        throw std::logic_error(fmt::format("schema pattern {}: unknown placeholder {}", pattern, name));
+      alternatives += placeholder->regex;
+      i = close + 1;
+    }
+    alternatives += ')';
+  }
+  return std::regex("^(" + alternatives + ")$");
+}
+
+}  // namespace
+
+const std::vector<std::string>& schema_dataset_patterns() {
+  static const std::vector<std::string> patterns = [] {
+    std::vector<std::string> p = {"/prereg/predictions_json", "/membw/read_GBps", "/d2d/copy_GBps",
+                                  "/control/{mode}/b{B}_c{C}/t_rank_us"};
+    namespace d = step_dataset;
+    for (const std::string& name : std::initializer_list<std::string>{
+             d::t_step_us, d::t_rank_us, d::t_host_us, d::t_ar_insitu_us, d::t_ag_insitu_us, d::tp_group,
+             d::experts_touched, fmt::format("{}/{{name}}_us", d::phase_group)})
+      p.push_back(fmt::format("/{{step}}/k{{K}}/b{{B}}_c{{C}}/{}", name));
+    for (const char* name :
+         {"bytes", "count", "time_us", "time_inplace_us", "time_median_us", "time_inplace_median_us", "algbw_GBps",
+          "busbw_GBps", "algbw_inplace_GBps", "busbw_inplace_GBps", "wrong", "wrong_inplace", "wrong_per_rank",
+          "wrong_inplace_per_rank", "slowest_group", "slowest_group_inplace"})
+      p.push_back(fmt::format("/{{sweep}}/k{{K}}/{}", name));
+    for (const char* name : {"batch", "context", "predicted_t_step_us", "measured_t_step_us", "measured_ci_low_us",
+                             "measured_ci_high_us", "signed_error_pct", "localizing_term"})
+      p.push_back(fmt::format("/verdict/{{form}}/k{{K}}/{}", name));
+    for (const char* name : {"order", "block_of_condition"}) p.push_back(fmt::format("/{{rounds}}/{}", name));
+    for (const char* name :
+         {visit_dataset::condition, visit_dataset::round, visit_dataset::execution_index, visit_dataset::start_unix_us,
+          visit_dataset::duration_us, visit_dataset::steal_pct, visit_dataset::load_avg_1m})
+      p.push_back(fmt::format("/{{rounds}}/visits/{}", name));
+    for (const char* name : {round_dataset::t_rank_us, round_dataset::t_host_us, round_dataset::t_collective_insitu_us})
+      p.push_back(fmt::format("/{{rounds}}/{{kind}}/k{{K}}/b{{B}}_c{{C}}/{}", name));
+    for (const char* name : {"lengths", "contexts", "block_tokens"}) p.push_back(fmt::format("/kv/{}", name));
+    p.push_back("/kv/tp/k{K}/admissible_sequences");
+    for (const char* name : {"tokens", "payload_bytes", "allocated_bytes", "tail_waste_bytes", "table_entries"})
+      p.push_back(fmt::format("/kv/blocks/b{{N}}/{}", name));
+    for (const char* name : {"contexts", "max_batch"}) p.push_back(fmt::format("/decision/k{{K}}/{}", name));
+    return p;
+  }();
+  return patterns;
+}
+
+const std::vector<std::string>& schema_group_patterns() {
+  static const std::vector<std::string> patterns = [] {
+    std::vector<std::string> paths = schema_dataset_patterns();
+    std::vector<std::string> groups(std::begin(kAttributeGroups), std::end(kAttributeGroups));
+    paths.insert(paths.end(), groups.begin(), groups.end());
+    for (const std::string& path : paths)
+      for (std::size_t slash = path.find('/', 1); slash != std::string::npos; slash = path.find('/', slash + 1))
+        groups.push_back(path.substr(0, slash));
+    std::sort(groups.begin(), groups.end());
+    groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
+    return groups;
+  }();
+  return patterns;
+}
+
 bool schema_names(const std::string& path, bool is_group) {
   // An ablation root holds the sweeps, steps and registration of its collective.
-  static const std::regex ablation(R"(^/ablation(/(mpi|nccl|oneshot))?$)");
   static const std::regex ablated(R"(^/ablation/(mpi|nccl|oneshot)(/(sweep|sweep_allgather|step|prereg)(/.*)?)$)");
-  if (is_group && std::regex_match(path, ablation)) return true;
   std::smatch below;
   if (std::regex_match(path, below, ablated)) return schema_names(below[2].str(), is_group);
-  // Groups: every prefix of a dataset path below, plus the attribute-only groups.
-  static const std::regex groups(
-      R"(^/(meta|config|study|prereg|membw|d2d|control|control/(concurrent|alone)|control/(concurrent|alone)/b[0-9]+_c[0-9]+)"
-      R"(|(step|step_nocomm|step_graph|step_graph_nocomm|replay)(/k[0-9]+(/b[0-9]+_c[0-9]+(/phase)?)?)?)"
-      R"(|(sweep|sweep_allgather)(/k[0-9]+)?|verdict(/[a-z_]+(/k[0-9]+)?)?)"
-      R"(|(rounds|calibration_rounds)(/visits|/(step|step_nocomm|replay)(/k[0-9]+(/b[0-9]+_c[0-9]+)?)?)?)"
-      R"(|kv(/blocks(/b[0-9]+)?|/tp(/k[0-9]+)?)?|decision(/k[0-9]+(/b[0-9]+_c[0-9]+)?|/slo(/c[0-9]+)?)?)$)");
-  static const std::regex datasets(
-      R"(^/(prereg/predictions_json|membw/read_GBps|d2d/copy_GBps)"
-      R"(|control/(concurrent|alone)/b[0-9]+_c[0-9]+/t_rank_us)"
-      R"(|(step|step_nocomm|step_graph|step_graph_nocomm|replay)/k[0-9]+/b[0-9]+_c[0-9]+/)"
-      R"((t_step_us|t_rank_us|t_host_us|t_ar_insitu_us|t_ag_insitu_us|tp_group|experts_touched|phase/[a-z_]+_us))"
-      R"(|(sweep|sweep_allgather)/k[0-9]+/(bytes|count|time_us|time_inplace_us|time_median_us|time_inplace_median_us)"
-      R"(|algbw_GBps|busbw_GBps|algbw_inplace_GBps|busbw_inplace_GBps|wrong|wrong_inplace|wrong_per_rank)"
-      R"(|wrong_inplace_per_rank|slowest_group|slowest_group_inplace))"
-      R"(|verdict/[a-z_]+/k[0-9]+/(batch|context|predicted_t_step_us|measured_t_step_us|measured_ci_low_us)"
-      R"(|measured_ci_high_us|signed_error_pct|localizing_term))"
-      R"(|(rounds|calibration_rounds)/(order|block_of_condition))"
-      R"(|(rounds|calibration_rounds)/visits/(condition|round|execution_index|start_unix_us|duration_us|steal_pct)"
-      R"(|load_avg_1m))"
-      R"(|(rounds|calibration_rounds)/(step|step_nocomm|replay)/k[0-9]+/b[0-9]+_c[0-9]+/)"
-      R"((t_rank_us|t_host_us|t_collective_insitu_us))"
-      R"(|kv/(lengths|contexts|block_tokens)|kv/tp/k[0-9]+/admissible_sequences)"
-      R"(|kv/blocks/b[0-9]+/(tokens|payload_bytes|allocated_bytes|tail_waste_bytes|table_entries))"
-      R"(|decision/k[0-9]+/(contexts|max_batch))$)");
+  static const std::regex groups = pattern_regex(schema_group_patterns());
+  static const std::regex datasets = pattern_regex(schema_dataset_patterns());
   return std::regex_match(path, is_group ? groups : datasets);
 }
 

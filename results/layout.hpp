@@ -2,10 +2,11 @@
 // The results file layout: every group and dataset a tpbench file may hold,
 // named here and nowhere else. Writers and readers build paths with these
 // functions; `verify` asks schema_names() whether a path belongs. What each
-// dataset means is defined once, in docs/MEASUREMENT.md.
+// group, dataset and attribute means, with its unit: docs/RESULTS_FORMAT.md.
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tpb {
 
@@ -148,6 +149,16 @@ std::string decision_choice_path(int context);
 // controls and straggler terms on /verdict (results/round_verdict_file.hpp).
 inline constexpr const char* kVerdictGroup = "/verdict";
 std::string verdict_group_path(std::string_view form, int k);
+
+// The schema as path patterns, as docs/RESULTS_FORMAT.md tables them
+// (results_format_test holds the page to them): every dataset, and every group
+// (the datasets' parents and the groups that hold attributes only). {K} {B}
+// {C} {N} stand for integers; {step} {sweep} {rounds} {kind} {mode} {impl}
+// for one of their roots or names; {form} {name} for a lowercase word. Below
+// an ablation root (/ablation/{impl}) its sweeps, steps and registration
+// repeat the root's layout.
+const std::vector<std::string>& schema_dataset_patterns();
+const std::vector<std::string>& schema_group_patterns();
 
 // Whether the schema names `path` (a group when `is_group`, else a dataset).
 bool schema_names(const std::string& path, bool is_group);
