@@ -249,6 +249,14 @@ void write_attribute(hid_t object, const std::string& name, const std::vector<do
   if (!values.empty()) H5_CHECK(H5Awrite(attr.id(), H5T_NATIVE_DOUBLE, values.data()));
 }
 
+void write_attribute(hid_t object, const std::string& name, const std::vector<std::int64_t>& values) {
+  replace_attribute(object, name);
+  H5Handle space = values.size() == 1 ? H5Handle(H5_CHECK(H5Screate(H5S_SCALAR)), H5Sclose) : simple_space({values.size()});
+  H5Handle attr(H5_CHECK(H5Acreate2(object, name.c_str(), H5T_STD_I64LE, space.id(), H5P_DEFAULT, H5P_DEFAULT)),
+                H5Aclose);
+  if (!values.empty()) H5_CHECK(H5Awrite(attr.id(), H5T_NATIVE_INT64, values.data()));
+}
+
 bool has_attribute(hid_t object, const std::string& name) { return H5_CHECK(H5Aexists(object, name.c_str())) > 0; }
 
 std::string read_string_attribute(hid_t object, const std::string& name) {
@@ -289,6 +297,15 @@ std::vector<double> read_double_list_attribute(hid_t object, const std::string& 
   const auto n = static_cast<std::size_t>(H5_CHECK(H5Sget_simple_extent_npoints(space.id())));
   std::vector<double> values(n);
   if (n > 0) H5_CHECK(H5Aread(attr.id(), H5T_NATIVE_DOUBLE, values.data()));
+  return values;
+}
+
+std::vector<std::int64_t> read_integer_list_attribute(hid_t object, const std::string& name) {
+  H5Handle attr(H5_CHECK(H5Aopen(object, name.c_str(), H5P_DEFAULT)), H5Aclose);
+  H5Handle space(H5_CHECK(H5Aget_space(attr.id())), H5Sclose);
+  const auto n = static_cast<std::size_t>(H5_CHECK(H5Sget_simple_extent_npoints(space.id())));
+  std::vector<std::int64_t> values(n);
+  if (n > 0) H5_CHECK(H5Aread(attr.id(), H5T_NATIVE_INT64, values.data()));
   return values;
 }
 

@@ -64,6 +64,7 @@ void write_attribute(hid_t object, const std::string& name, const std::vector<st
 void write_attribute(hid_t object, const std::string& name, std::int64_t value);
 void write_attribute(hid_t object, const std::string& name, double value);
 void write_attribute(hid_t object, const std::string& name, const std::vector<double>& values);
+void write_attribute(hid_t object, const std::string& name, const std::vector<std::int64_t>& values);
 
 bool has_attribute(hid_t object, const std::string& name);
 std::string read_string_attribute(hid_t object, const std::string& name);
@@ -71,5 +72,6 @@ std::vector<std::string> read_string_list_attribute(hid_t object, const std::str
 std::int64_t read_integer_attribute(hid_t object, const std::string& name);
 double read_double_attribute(hid_t object, const std::string& name);
 std::vector<double> read_double_list_attribute(hid_t object, const std::string& name);
+std::vector<std::int64_t> read_integer_list_attribute(hid_t object, const std::string& name);
 
 }  // namespace tpb

@@ -20,17 +20,6 @@
 namespace tpb {
 namespace {
 
-void check_stored(const H5File& file, const RoundsEvaluation& e) {
-  for (const FormKVerdict& cell : e.cells) {
-    const std::string path = verdict_group_path(cell.form, cell.k);
-    TPB_CHECK(file.exists(path), fmt::format("{} is missing: run 'mpi_bench verdict' first", path));
-    H5Handle group = file.open_object(path);
-    const std::string stored = read_string_attribute(group.id(), "verdict");
-    TPB_CHECK(stored == to_string(cell.outcome),
-              fmt::format("{}: stored verdict {} but the raw rounds give {}", path, stored, to_string(cell.outcome)));
-  }
-}
-
 std::string straggler_text(const StragglerTerm& t) {
   const RoundInterval& s = t.straggler_pct;
   std::vector<std::string> ranks;
@@ -138,8 +127,7 @@ std::vector<std::string> rounds_warning_lines(const RoundsEvaluation& e, const s
 
 RoundsReport rounds_report(const H5File& file, const Registration& r) {
   const RoundsDesign& d = r.design;
-  const RoundsEvaluation e = evaluate_rounds(r, read_round_observations(file, r.grid));
-  check_stored(file, e);
+  const RoundsEvaluation e = read_round_verdicts(file, r);  // computed once, by `verdict`
   const std::vector<std::string> placements = read_rank_placements(file);
   H5Handle rounds = file.open_object(kRoundsGroup);
   const std::string stop_reason = read_string_attribute(rounds.id(), "stop_reason");

@@ -4,8 +4,8 @@
 // diagnostics, every cell with both intervals, the measurement's warnings
 // (coefficient of variation above 10 %, Tukey outliers: counted, never
 // dropped), and the host environment.
-// Everything is recomputed from the raw /rounds datasets and must equal the
-// stored /verdict attributes.
+// The verdict is the one `verdict` wrote to /verdict, read back, never
+// judged again; the warnings are computed from the raw /rounds datasets.
 #include <string>
 #include <vector>
 
@@ -25,7 +25,7 @@ struct RoundsReport {
   std::string section;  // the full account: rule, diagnostics, every cell, warnings
 };
 
-// Markdown; tpb::Error when a stored verdict differs from the recomputed one.
+// Markdown; tpb::Error when /verdict lacks a figure.
 RoundsReport rounds_report(const H5File& file, const Registration& registration);
 
 // The /meta environment (env_* attributes) as a Markdown table; empty when absent.

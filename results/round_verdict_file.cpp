@@ -5,8 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cmath>
+#include <optional>
 
+#include "common/error.hpp"
 #include "results/layout.hpp"
 
 namespace tpb {
@@ -58,6 +61,35 @@ void write_cell(hid_t group, const FormKVerdict& cell) {
   }
 }
 
+// Every A/A cell (rank, batch, context, verdict, error, 1 − 2α interval), so
+// that a reader renders the control without judging it again.
+void write_aa_cells(hid_t root, const AaControl& aa) {
+  const AaCell& worst = aa.cells[static_cast<std::size_t>(aa.worst_cell)];
+  write_attribute(root, "control_aa_worst_cell", std::int64_t{aa.worst_cell});
+  write_attribute(root, "control_aa_worst_rank", std::int64_t{worst.rank});
+  write_attribute(root, "control_aa_worst_error_pct", worst.judgement.error_pct);
+  std::vector<std::int64_t> rank, batch, context;
+  std::vector<std::string> verdict;
+  std::vector<double> error, low, high;
+  for (const AaCell& cell : aa.cells) {
+    rank.push_back(cell.rank);
+    batch.push_back(cell.batch);
+    context.push_back(cell.context);
+    verdict.emplace_back(to_string(cell.judgement.outcome));
+    error.push_back(cell.judgement.error_pct);
+    const RoundInterval& hold = cell.judgement.hold;
+    low.push_back(hold.formed ? pct_of(hold.low) : std::nan(""));
+    high.push_back(hold.formed ? pct_of(hold.high) : std::nan(""));
+  }
+  write_attribute(root, "control_aa_cell_rank", rank);
+  write_attribute(root, "control_aa_cell_batch", batch);
+  write_attribute(root, "control_aa_cell_context", context);
+  write_attribute(root, "control_aa_cell_verdict", verdict);
+  write_attribute(root, "control_aa_cell_error_pct", error);
+  write_attribute(root, "control_aa_cell_hold_low_pct", low);
+  write_attribute(root, "control_aa_cell_hold_high_pct", high);
+}
+
 void write_straggler(hid_t root, int k, const StragglerTerm& term, const std::vector<std::string>& placements) {
   const std::string prefix = fmt::format("straggler_k{}", k);
   const RoundInterval& s = term.straggler_pct;
@@ -69,6 +101,13 @@ void write_straggler(hid_t root, int k, const StragglerTerm& term, const std::ve
   std::vector<double> slowdown;
   for (const RankSlowdown& rank : term.ranks) slowdown.push_back(rank.slowdown_pct.estimate);
   write_attribute(root, prefix + "_rank_slowdown_pct", slowdown);
+  std::vector<double> slowdown_low, slowdown_high;  // NaN where not formed
+  for (const RankSlowdown& rank : term.ranks) {
+    slowdown_low.push_back(rank.slowdown_pct.formed ? rank.slowdown_pct.low : std::nan(""));
+    slowdown_high.push_back(rank.slowdown_pct.formed ? rank.slowdown_pct.high : std::nan(""));
+  }
+  write_attribute(root, prefix + "_rank_slowdown_low_pct", slowdown_low);
+  write_attribute(root, prefix + "_rank_slowdown_high_pct", slowdown_high);
   if (term.systematic_rank >= 0) {
     write_attribute(root, prefix + "_systematic_rank", std::int64_t{term.systematic_rank});
     write_attribute(root, fmt::format("warning_systematic_imbalance_k{}", k),
@@ -110,6 +149,171 @@ std::string systematic_imbalance_warning(int k, const StragglerTerm& term, const
                      s.estimate, s.low, s.high);
 }
 
+
+namespace {
+
+template <typename Enum, std::size_t N>
+Enum parse_enum(const std::array<Enum, N>& values, const std::string& text, const std::string& where) {
+  for (Enum value : values)
+    if (to_string(value) == text) return value;
+  throw_error("tpbench", 2, fmt::format("{}: '{}' is not a verdict this tool writes", where, text), __FILE__, __LINE__);
+}
+
+Outcome parse_outcome(const std::string& text, const std::string& where) {
+  return parse_enum(std::array{Outcome::holds, Outcome::falsified, Outcome::inconclusive, Outcome::not_applicable},
+                    text, where);
+}
+
+InconclusiveReason parse_reason(const std::string& text, const std::string& where) {
+  return parse_enum(std::array{InconclusiveReason::none, InconclusiveReason::straddles_margin,
+                               InconclusiveReason::too_few_rounds, InconclusiveReason::aa_not_held},
+                    text, where);
+}
+
+// A stored percent interval back in ln; not formed where its bounds are NaN.
+RoundInterval interval_of(double estimate_log, double low_pct, double high_pct, int rounds) {
+  RoundInterval i;
+  i.rounds = rounds;
+  i.estimate = estimate_log;
+  i.formed = !std::isnan(low_pct) && !std::isnan(high_pct);
+  if (i.formed) {
+    i.low = std::log1p(low_pct / 100.0);
+    i.high = std::log1p(high_pct / 100.0);
+  }
+  return i;
+}
+
+CellJudgement read_cell(const std::string& verdict, double error_pct, double low_pct, double high_pct, int rounds,
+                        const std::string& where) {
+  CellJudgement c;
+  c.outcome = parse_outcome(verdict, where);
+  c.rounds = rounds;
+  c.error_pct = error_pct;
+  c.median_log = std::log1p(error_pct / 100.0);
+  c.hold = interval_of(c.median_log, low_pct, high_pct, rounds);
+  return c;
+}
+
+FormKVerdict read_form_at_k(const H5File& file, const std::string& form, int k, int rounds) {
+  const std::string path = verdict_group_path(form, k);
+  TPB_CHECK(file.exists(path), fmt::format("{} is missing: run 'mpi_bench verdict' first", path));
+  H5Handle group = file.open_object(path);
+  const hid_t g = group.id();
+  FormKVerdict v;
+  v.form = form;
+  v.k = k;
+  v.outcome = parse_outcome(read_string_attribute(g, "verdict"), path);
+  if (v.outcome == Outcome::not_applicable) {
+    v.not_applicable_reason = read_string_attribute(g, "reason");
+    return v;
+  }
+  FormAtK& f = v.judged;
+  f.outcome = v.outcome;
+  f.reason = parse_reason(read_string_attribute(g, "reason"), path);
+  f.mape_pct = read_double_attribute(g, "mape_pct");
+  f.worst_cell = static_cast<int>(read_integer_attribute(g, "worst_cell"));
+  f.error_bound_pct = read_double_attribute(g, "error_ci_high_pct");
+  const auto verdicts = read_string_list_attribute(g, "cell_verdict");
+  const auto error = read_double_list_attribute(g, "cell_error_pct");
+  const auto mean_ratio = read_double_list_attribute(g, "cell_mean_ratio_pct");
+  const auto hold_low = read_double_list_attribute(g, "cell_hold_low_pct");
+  const auto hold_high = read_double_list_attribute(g, "cell_hold_high_pct");
+  const auto falsify_low = read_double_list_attribute(g, "cell_falsify_low_pct");
+  const auto falsify_high = read_double_list_attribute(g, "cell_falsify_high_pct");
+  for (std::size_t i = 0; i < verdicts.size(); ++i) {
+    CellJudgement c = read_cell(verdicts[i], error.at(i), hold_low.at(i), hold_high.at(i), rounds, path);
+    c.mean_ratio_pct = mean_ratio.at(i);
+    c.falsify = interval_of(c.median_log, falsify_low.at(i), falsify_high.at(i), rounds);
+    f.cells.push_back(c);
+  }
+  v.sealed_error_pct = read_double_list_attribute(g, "cell_sealed_error_pct");
+  if (has_attribute(g, "localized_term"))
+    v.localized = Localization{.term = read_string_attribute(g, "localized_term"),
+                               .measured_us = read_double_attribute(g, "localized_measured_us"),
+                               .predicted_us = read_double_attribute(g, "localized_predicted_us"),
+                               .departure_us = read_double_attribute(g, "localized_departure_us"),
+                               .departure_pct = read_double_attribute(g, "localized_departure_pct")};
+  return v;
+}
+
+AaControl read_aa(hid_t root, int rounds) {
+  AaControl aa;
+  const std::string state = read_string_attribute(root, "control_aa");
+  aa.run = state != "NOT_RUN";
+  aa.holds = state == "HOLDS";
+  aa.falsified = state == "FALSIFIED";
+  if (!aa.run) return aa;
+  const auto rank = read_integer_list_attribute(root, "control_aa_cell_rank");
+  const auto batch = read_integer_list_attribute(root, "control_aa_cell_batch");
+  const auto context = read_integer_list_attribute(root, "control_aa_cell_context");
+  const auto verdict = read_string_list_attribute(root, "control_aa_cell_verdict");
+  const auto error = read_double_list_attribute(root, "control_aa_cell_error_pct");
+  const auto low = read_double_list_attribute(root, "control_aa_cell_hold_low_pct");
+  const auto high = read_double_list_attribute(root, "control_aa_cell_hold_high_pct");
+  for (std::size_t i = 0; i < rank.size(); ++i)
+    aa.cells.push_back(AaCell{.rank = static_cast<int>(rank[i]),
+                              .batch = static_cast<int>(batch.at(i)),
+                              .context = static_cast<int>(context.at(i)),
+                              .judgement = read_cell(verdict.at(i), error.at(i), low.at(i), high.at(i), rounds,
+                                                     "/verdict control_aa")});
+  aa.worst_cell = static_cast<int>(read_integer_attribute(root, "control_aa_worst_cell"));
+  return aa;
+}
+
+// A stored interval in percent (not in ln): its estimate, and its bounds where formed.
+RoundInterval read_pct_interval(hid_t root, const std::string& name, const std::string& low_name,
+                                const std::string& high_name) {
+  RoundInterval i;
+  i.estimate = read_double_attribute(root, name);
+  i.formed = has_attribute(root, low_name) && has_attribute(root, high_name);
+  if (i.formed) {
+    i.low = read_double_attribute(root, low_name);
+    i.high = read_double_attribute(root, high_name);
+  }
+  return i;
+}
+
+std::optional<StragglerTerm> read_straggler(hid_t root, int k) {
+  const std::string prefix = fmt::format("straggler_k{}", k);
+  if (!has_attribute(root, prefix + "_pct")) return std::nullopt;
+  StragglerTerm term;
+  term.straggler_pct = read_pct_interval(root, prefix + "_pct", prefix + "_low_pct", prefix + "_high_pct");
+  const auto slowdown = read_double_list_attribute(root, prefix + "_rank_slowdown_pct");
+  const auto low = read_double_list_attribute(root, prefix + "_rank_slowdown_low_pct");
+  const auto high = read_double_list_attribute(root, prefix + "_rank_slowdown_high_pct");
+  for (std::size_t r = 0; r < slowdown.size(); ++r) {
+    RoundInterval i{.formed = !std::isnan(low.at(r)), .estimate = slowdown[r], .low = low.at(r), .high = high.at(r)};
+    term.ranks.push_back(RankSlowdown{.rank = static_cast<int>(r), .slowdown_pct = i});
+  }
+  if (has_attribute(root, prefix + "_systematic_rank"))
+    term.systematic_rank = static_cast<int>(read_integer_attribute(root, prefix + "_systematic_rank"));
+  return term;
+}
+
+}  // namespace
+
+RoundsEvaluation read_round_verdicts(const H5File& file, const Registration& r) {
+  TPB_CHECK(file.exists(kVerdictGroup), fmt::format("{} is missing: run 'mpi_bench verdict' first", kVerdictGroup));
+  H5Handle root_handle = file.open_object(kVerdictGroup);
+  const hid_t root = root_handle.id();
+  TPB_CHECK(has_attribute(root, "rule_version"),
+            fmt::format("{} holds no rounds verdict: run 'mpi_bench verdict' first", kVerdictGroup));
+  RoundsEvaluation e;
+  e.rule = r.design.rule;
+  e.rounds = static_cast<int>(read_integer_attribute(root, "rounds"));
+  e.blocks = static_cast<int>(read_integer_attribute(root, "blocks"));
+  e.family_cells = static_cast<int>(read_integer_attribute(root, "family_cells"));
+  e.aa = read_aa(root, e.rounds);
+  if (has_attribute(root, "control_same_node_spread_pct"))
+    e.same_node_spread_pct = read_pct_interval(root, "control_same_node_spread_pct", "control_same_node_spread_low_pct",
+                                               "control_same_node_spread_high_pct");
+  for (int k : r.grid.tp)
+    if (auto term = read_straggler(root, k)) e.straggler[k] = std::move(*term);
+  for (const ModelForm& form : registered_forms(r))
+    for (int k : r.grid.tp) e.cells.push_back(read_form_at_k(file, std::string(form.name), k, e.rounds));
+  return e;
+}
+
 void write_round_verdicts(H5File& file, const RoundsEvaluation& e) {
   for (const FormKVerdict& cell : e.cells) {
     H5Handle group = file.group(verdict_group_path(cell.form, cell.k));
@@ -129,15 +333,13 @@ void write_round_verdicts(H5File& file, const RoundsEvaluation& e) {
                               : e.aa.holds     ? "HOLDS"
                               : e.aa.falsified ? "FALSIFIED"
                                                : "NOT_HELD"));
-  if (e.aa.run) {
-    const AaCell& worst = e.aa.cells[static_cast<std::size_t>(e.aa.worst_cell)];
-    write_attribute(root.id(), "control_aa_worst_rank", std::int64_t{worst.rank});
-    write_attribute(root.id(), "control_aa_worst_error_pct", worst.judgement.error_pct);
-  }
+  if (e.aa.run) write_aa_cells(root.id(), e.aa);
   if (e.same_node_spread_pct) {
     write_attribute(root.id(), "control_same_node_spread_pct", e.same_node_spread_pct->estimate);
-    if (e.same_node_spread_pct->formed)
+    if (e.same_node_spread_pct->formed) {
+      write_attribute(root.id(), "control_same_node_spread_low_pct", e.same_node_spread_pct->low);
       write_attribute(root.id(), "control_same_node_spread_high_pct", e.same_node_spread_pct->high);
+    }
   }
   const std::vector<std::string> placements = read_rank_placements(file);
   for (const auto& [k, term] : e.straggler) write_straggler(root.id(), k, term, placements);

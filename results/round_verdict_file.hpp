@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "predictor/registration.hpp"
 #include "predictor/round_evaluation.hpp"
 #include "results/h5_file.hpp"
 
@@ -23,6 +24,14 @@ namespace tpb {
 // rule's single-pass verdict, when present, moves to `point_verdict`. Reads
 // /meta's rank map to name a systematically slower rank's host and device.
 void write_round_verdicts(H5File& file, const RoundsEvaluation& evaluation);
+
+// The rounds verdict as write_round_verdicts stored it: the verdict is
+// computed once, by `verdict`, and the report and a campaign read it back.
+// `registration` gives the rule, the grid and the forms in their order; the
+// per-round series are not stored, so a cell's `rounds` is the study's and
+// the figures are the stored percents (medians and bounds in ln again).
+// tpb::Error naming the path when /verdict lacks a (form, k) or a figure.
+RoundsEvaluation read_round_verdicts(const H5File& file, const Registration& registration);
 
 // The reason text of a verdict: the INCONCLUSIVE reason or the
 // NOT_APPLICABLE reason; empty for HOLDS and FALSIFIED.

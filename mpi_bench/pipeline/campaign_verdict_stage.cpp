@@ -9,7 +9,9 @@
 #include "predictor/campaign_verdict.hpp"
 #include "results/campaign_file.hpp"
 #include "results/custody.hpp"
+#include "results/layout.hpp"
 #include "results/round_records.hpp"
+#include "results/round_verdict_file.hpp"
 #include "results/verify.hpp"
 
 namespace tpb {
@@ -71,7 +73,11 @@ std::optional<LaunchEvaluation> judge_launch(const SealedCampaign& campaign, int
     throw UsageError(fmt::format("--campaign: launch {} ({}): {}", index, path, difference));
   if (!has_rounds(file))
     throw UsageError(fmt::format("--campaign: launch {} ({}) holds no measurement rounds", index, path));
-  return LaunchEvaluation{index, evaluate_rounds(r, read_round_observations(file, r.grid))};
+  if (!file.exists(kVerdictGroup))
+    throw UsageError(fmt::format("--campaign: launch {} ({}) holds no verdict: run 'mpi_bench verdict {}'", index,
+                                 path, path));
+  // Each launch's verdict as its own `verdict` wrote it: computed once.
+  return LaunchEvaluation{index, read_round_verdicts(file, r)};
 }
 
 }  // namespace

@@ -7,15 +7,18 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
 
+#include "common/error.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
 #include "results/h5_file.hpp"
 #include "results/layout.hpp"
 #include "results/report_rounds.hpp"
 #include "results/round_verdict_file.hpp"
+#include "results/verdict_table.hpp"
 
 namespace tpb {
 namespace {
@@ -145,6 +148,81 @@ TEST(RoundVerdictFile, WritesEveryCellTheControlsAndTheStragglerWarning) {
   const std::string warning = read_string_attribute(root.id(), "warning_systematic_imbalance_k2");
   EXPECT_NE(warning.find("rank 1 (host nodeB, device cpu (1 OpenMP threads))"), std::string::npos) << warning;
   EXPECT_NE(warning.find("21.0 % of t_step [18.0, 25.0]"), std::string::npos) << warning;
+  std::filesystem::remove(path);
+}
+
+// The report and a campaign read the verdict back rather than judge it again:
+// what is read renders exactly as what was written, intervals not formed
+// included, for every registered form at every k.
+TEST(RoundVerdictFile, ReadsBackWhatItWrote) {
+  Registration registration;
+  registration.grid = kGrid;
+  RoundsEvaluation written = evaluation();
+  std::vector<FormKVerdict> ordered;  // the registered forms in order, k in grid order, as evaluate_rounds lays them
+  for (const ModelForm& f : registered_forms(registration))
+    for (int k : kGrid.tp) {
+      const auto it = std::find_if(written.cells.begin(), written.cells.end(),
+                                   [&](const FormKVerdict& v) { return v.form == f.name && v.k == k; });
+      FormKVerdict v;
+      if (it != written.cells.end()) {
+        v = *it;
+      } else {
+        v.form = f.name;
+        v.k = k;
+        v.outcome = Outcome::not_applicable;
+        v.not_applicable_reason = "not part of this test";
+      }
+      ordered.push_back(v);
+    }
+  written.cells = ordered;
+  const std::string path = file_with_rank_map("tpb_round_verdict_read_back");
+  {
+    H5File file(path, H5Mode::read_write);
+    write_round_verdicts(file, written);
+  }
+  const H5File file(path, H5Mode::read_only);
+  const RoundsEvaluation read = read_round_verdicts(file, registration);
+  const std::vector<std::string> placements = read_rank_placements(file);
+  EXPECT_EQ(verdict_table(read, kGrid, TableStyle::markdown), verdict_table(written, kGrid, TableStyle::markdown));
+  EXPECT_EQ(verdict_notes(read), verdict_notes(written));
+  EXPECT_EQ(rounds_warning_lines(read, placements), rounds_warning_lines(written, placements));
+  ASSERT_EQ(read.cells.size(), written.cells.size());
+  for (std::size_t i = 0; i < read.cells.size(); ++i) {
+    const FormKVerdict &a = read.cells[i], &b = written.cells[i];
+    EXPECT_EQ(a.form, b.form);
+    EXPECT_EQ(a.k, b.k);
+    EXPECT_EQ(a.outcome, b.outcome);
+    EXPECT_EQ(a.sealed_error_pct, b.sealed_error_pct);
+    ASSERT_EQ(a.judged.cells.size(), b.judged.cells.size());
+    for (std::size_t c = 0; c < a.judged.cells.size(); ++c) {
+      const CellJudgement &x = a.judged.cells[c], &y = b.judged.cells[c];
+      EXPECT_EQ(x.outcome, y.outcome);
+      EXPECT_NEAR(x.median_log, y.median_log, 1e-12);
+      EXPECT_EQ(x.mean_ratio_pct, y.mean_ratio_pct);
+      EXPECT_EQ(x.falsify.formed, y.falsify.formed);
+      if (x.falsify.formed) EXPECT_NEAR(x.falsify.low, y.falsify.low, 1e-12);
+    }
+  }
+  ASSERT_TRUE(read.same_node_spread_pct.has_value());
+  EXPECT_EQ(read.same_node_spread_pct->low, 4.0);
+  EXPECT_EQ(read.straggler.at(2).ranks.at(1).slowdown_pct.low, 18.0);
+  EXPECT_EQ(read.straggler.at(2).systematic_rank, 1);
+  EXPECT_EQ(read.aa.cells.size(), 2u);
+  std::filesystem::remove(path);
+}
+
+// A file with no rounds verdict is refused by name, never rendered as empty.
+TEST(RoundVerdictFile, ReadingAFileWithoutAVerdictSaysToRunIt) {
+  const std::string path = file_with_rank_map("tpb_round_verdict_none");
+  const H5File file(path, H5Mode::read_only);
+  Registration registration;
+  registration.grid = kGrid;
+  try {
+    read_round_verdicts(file, registration);
+    ADD_FAILURE() << "a file without /verdict was read";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("run 'mpi_bench verdict' first"), std::string::npos) << error.what();
+  }
   std::filesystem::remove(path);
 }
 
