@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "collectives/communicator.hpp"
+#include "common/enum_table.hpp"
 #include "tp_decoder/backend.hpp"
 #include "tp_decoder/model_config.hpp"
 #include "tp_decoder/moe_routing.hpp"
@@ -83,12 +84,7 @@ inline constexpr std::pair<Phase, const char*> kPhases[] = {
     {Phase::shared_gate, "shared_gate"}, {Phase::expert_combine, "expert_combine"}, {Phase::lm_head, "lm_head"},
     {Phase::all_gather, "all_gather"}, {Phase::argmax, "argmax"}};
 inline constexpr int kPhaseCount = static_cast<int>(std::size(kPhases));
-constexpr bool phases_in_enum_order() {
-  for (int i = 0; i < kPhaseCount; ++i)
-    if (static_cast<int>(kPhases[i].first) != i) return false;
-  return kPhases[kPhaseCount - 1].first == Phase::argmax;
-}
-static_assert(phases_in_enum_order(), "kPhases lists every phase once, in enum order");
+static_assert(lists_enum_in_order(kPhases, Phase::argmax), "kPhases lists every phase once, in enum order");
 const char* phase_name(Phase phase);  // "qkv", "all_reduce", ...
 
 // Per-operation timestamps on the backend's stream: each mark closes the

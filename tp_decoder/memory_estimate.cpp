@@ -5,6 +5,8 @@
 #include "collectives/communicator_factory.hpp"
 #include "collectives/oneshot_footprint.hpp"
 #include "common/error.hpp"
+#include "tp_decoder/cuda/attention_plan.hpp"  // kMinAttentionChunk
+#include "tp_decoder/cuda/cuda_backend.hpp"    // kCublasWorkspaceBytes
 #include "tp_decoder/shard_plan.hpp"
 #include "tp_decoder/weights.hpp"
 
@@ -52,13 +54,6 @@ std::int64_t kv_bytes_per_sequence_token(const ModelConfig& config, const ShardP
   return 2LL * config.num_layers * plan.kv_heads * plan.head_dim * bytes_of(types.kv_cache);
 }
 
-// The CUDA backend's fixed cuBLAS workspace (cuda_backend.cu, set so cuBLAS
-// never allocates during graph capture).
-constexpr std::int64_t kCublasWorkspaceBytes = 32LL << 20;
-// Flash-decoding splits the c + 1 positions into chunks of at least this many
-// (tp_decoder/cuda/attention_plan.hpp, kMinAttentionChunk): at most
-// ceil(t / 64) <= t / 64 + 1 partials of head_dim + 2 floats per query head.
-constexpr std::int64_t kMinAttentionChunk = 64;
 // NCCL's buffers per communicator: NCCL_BUFFSIZE (4 MiB, the Simple
 // protocol) plus LL128 (~4.6 MiB) and LL (256 KiB) buffers, for the previous
 // and next peer of each channel; 16 channels is what NCCL opens on an
@@ -116,10 +111,14 @@ MemoryTerms plan_terms(const ModelConfig& config, const ShardPlan& plan, const M
     // and checked for NaN/Inf while the step's state is still held.
     t.workspaces.per_sequence = host_logits_bytes(plan);
   } else {
+    // The CUDA backend's fixed cuBLAS workspace, and flash-decoding's partials:
+    // the c + 1 positions split into chunks of at least gpu::kMinAttentionChunk
+    // (64), so at most ceil(t / 64) <= t / 64 + 1 partials of head_dim + 2
+    // floats per query head.
     const std::int64_t partial = std::int64_t{plan.q_heads} * (plan.head_dim + 2) * 4;
-    t.workspaces.fixed = kCublasWorkspaceBytes;
+    t.workspaces.fixed = static_cast<std::int64_t>(kCublasWorkspaceBytes);
     t.workspaces.per_sequence = partial;
-    t.workspaces.per_sequence_token = (partial + kMinAttentionChunk - 1) / kMinAttentionChunk;
+    t.workspaces.per_sequence_token = (partial + gpu::kMinAttentionChunk - 1) / gpu::kMinAttentionChunk;
   }
   return t;
 }

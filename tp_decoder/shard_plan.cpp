@@ -9,64 +9,53 @@
 namespace tpb {
 
 const char* tensor_kind_name(TensorKind kind) {
-  switch (kind) {
-    case TensorKind::embedding: return "embedding";
-    case TensorKind::attn_norm: return "attn_norm";
-    case TensorKind::wq: return "wq";
-    case TensorKind::wk: return "wk";
-    case TensorKind::wv: return "wv";
-    case TensorKind::bq: return "bq";
-    case TensorKind::bk: return "bk";
-    case TensorKind::bv: return "bv";
-    case TensorKind::wo: return "wo";
-    case TensorKind::ffn_norm: return "ffn_norm";
-    case TensorKind::w_gate: return "w_gate";
-    case TensorKind::w_up: return "w_up";
-    case TensorKind::w_down: return "w_down";
-    case TensorKind::final_norm: return "final_norm";
-    case TensorKind::lm_head: return "lm_head";
-    case TensorKind::k_history: return "k_history";
-    case TensorKind::v_history: return "v_history";
-    case TensorKind::router: return "router";
-    case TensorKind::expert_gate: return "expert_gate";
-    case TensorKind::expert_up: return "expert_up";
-    case TensorKind::expert_down: return "expert_down";
-    case TensorKind::shared_gate_proj: return "shared_gate_proj";
-    case TensorKind::shared_up_proj: return "shared_up_proj";
-    case TensorKind::shared_down_proj: return "shared_down_proj";
-    case TensorKind::shared_expert_gate: return "shared_expert_gate";
-  }
-  return "?";
+  const int index = static_cast<int>(kind);
+  return index >= 0 && index < kTensorKindCount ? kTensorKinds[index].second : "?";
 }
 
-const std::array<ShardRule, 23>& shard_rules() {
-  static const std::array<ShardRule, 23> rules{{
-      {TensorKind::embedding, Split::replicated, Part::none},
-      {TensorKind::attn_norm, Split::replicated, Part::none},
-      {TensorKind::wq, Split::rows, Part::q_heads},        // column-parallel, by query head
-      {TensorKind::wk, Split::rows, Part::kv_heads},       // column-parallel, by KV head
-      {TensorKind::wv, Split::rows, Part::kv_heads},
-      {TensorKind::bq, Split::cols, Part::q_heads},        // bias (1, out): follows its weight's rows
-      {TensorKind::bk, Split::cols, Part::kv_heads},
-      {TensorKind::bv, Split::cols, Part::kv_heads},
-      {TensorKind::wo, Split::cols, Part::q_heads},        // row-parallel: all-reduce after
-      {TensorKind::ffn_norm, Split::replicated, Part::none},
-      {TensorKind::w_gate, Split::rows, Part::intermediate},
-      {TensorKind::w_up, Split::rows, Part::intermediate},
-      {TensorKind::w_down, Split::cols, Part::intermediate},  // row-parallel: all-reduce after
-      {TensorKind::final_norm, Split::replicated, Part::none},
-      {TensorKind::lm_head, Split::rows, Part::vocab},     // vocab-parallel: all-gather of logits after
-      {TensorKind::router, Split::replicated, Part::none},  // every rank routes alike
-      {TensorKind::expert_gate, Split::rows, Part::expert_intermediate},
-      {TensorKind::expert_up, Split::rows, Part::expert_intermediate},
-      {TensorKind::expert_down, Split::cols, Part::expert_intermediate},  // joins the MLP's all-reduce
-      {TensorKind::shared_gate_proj, Split::rows, Part::shared_intermediate},
-      {TensorKind::shared_up_proj, Split::rows, Part::shared_intermediate},
-      {TensorKind::shared_down_proj, Split::cols, Part::shared_intermediate},  // joins the MLP's all-reduce
-      {TensorKind::shared_expert_gate, Split::replicated, Part::none},
-  }};
-  return rules;
+namespace {
+
+constexpr std::array<ShardRule, kShardRuleCount> kShardRules{{
+    {TensorKind::embedding, Split::replicated, Part::none},
+    {TensorKind::attn_norm, Split::replicated, Part::none},
+    {TensorKind::wq, Split::rows, Part::q_heads},        // column-parallel, by query head
+    {TensorKind::wk, Split::rows, Part::kv_heads},       // column-parallel, by KV head
+    {TensorKind::wv, Split::rows, Part::kv_heads},
+    {TensorKind::bq, Split::cols, Part::q_heads},        // bias (1, out): follows its weight's rows
+    {TensorKind::bk, Split::cols, Part::kv_heads},
+    {TensorKind::bv, Split::cols, Part::kv_heads},
+    {TensorKind::wo, Split::cols, Part::q_heads},        // row-parallel: all-reduce after
+    {TensorKind::ffn_norm, Split::replicated, Part::none},
+    {TensorKind::w_gate, Split::rows, Part::intermediate},
+    {TensorKind::w_up, Split::rows, Part::intermediate},
+    {TensorKind::w_down, Split::cols, Part::intermediate},  // row-parallel: all-reduce after
+    {TensorKind::final_norm, Split::replicated, Part::none},
+    {TensorKind::lm_head, Split::rows, Part::vocab},     // vocab-parallel: all-gather of logits after
+    {TensorKind::router, Split::replicated, Part::none},  // every rank routes alike
+    {TensorKind::expert_gate, Split::rows, Part::expert_intermediate},
+    {TensorKind::expert_up, Split::rows, Part::expert_intermediate},
+    {TensorKind::expert_down, Split::cols, Part::expert_intermediate},  // joins the MLP's all-reduce
+    {TensorKind::shared_gate_proj, Split::rows, Part::shared_intermediate},
+    {TensorKind::shared_up_proj, Split::rows, Part::shared_intermediate},
+    {TensorKind::shared_down_proj, Split::cols, Part::shared_intermediate},  // joins the MLP's all-reduce
+    {TensorKind::shared_expert_gate, Split::replicated, Part::none},
+}};
+
+// Every weight kind has exactly one rule, the KV history none.
+constexpr bool each_weight_kind_has_one_rule() {
+  for (const auto& [kind, name] : kTensorKinds) {
+    int rules = 0;
+    for (const ShardRule& rule : kShardRules) rules += rule.kind == kind ? 1 : 0;
+    const bool history = kind == TensorKind::k_history || kind == TensorKind::v_history;
+    if (rules != (history ? 0 : 1)) return false;
+  }
+  return true;
 }
+static_assert(each_weight_kind_has_one_rule(), "kShardRules holds one rule for each weight kind");
+
+}  // namespace
+
+const std::array<ShardRule, kShardRuleCount>& shard_rules() { return kShardRules; }
 
 std::string shard_plan_problem(const ModelConfig& config, int tp) {
   if (tp < 1) return fmt::format("--tp {}: the degree must be at least 1", tp);

@@ -12,8 +12,11 @@
 // C++17-clean: included by .cu files.
 #include <array>
 #include <cstdint>
+#include <iterator>
 #include <string>
+#include <utility>
 
+#include "common/enum_table.hpp"
 #include "tp_decoder/model_config.hpp"
 
 namespace tpb {
@@ -50,7 +53,20 @@ enum class TensorKind : int {
   shared_down_proj = 23,    // (hidden, shared_intermediate)
   shared_expert_gate = 24,  // (1, hidden): the shared expert's output is scaled by sigmoid(this · x)
 };
-inline constexpr int kTensorKindCount = 25;
+// Every tensor kind with its name, in enum order: the kind count is this list's length.
+inline constexpr std::pair<TensorKind, const char*> kTensorKinds[] = {
+    {TensorKind::embedding, "embedding"}, {TensorKind::attn_norm, "attn_norm"}, {TensorKind::wq, "wq"},
+    {TensorKind::wk, "wk"}, {TensorKind::wv, "wv"}, {TensorKind::bq, "bq"}, {TensorKind::bk, "bk"},
+    {TensorKind::bv, "bv"}, {TensorKind::wo, "wo"}, {TensorKind::ffn_norm, "ffn_norm"},
+    {TensorKind::w_gate, "w_gate"}, {TensorKind::w_up, "w_up"}, {TensorKind::w_down, "w_down"},
+    {TensorKind::final_norm, "final_norm"}, {TensorKind::lm_head, "lm_head"}, {TensorKind::k_history, "k_history"},
+    {TensorKind::v_history, "v_history"}, {TensorKind::router, "router"}, {TensorKind::expert_gate, "expert_gate"},
+    {TensorKind::expert_up, "expert_up"}, {TensorKind::expert_down, "expert_down"},
+    {TensorKind::shared_gate_proj, "shared_gate_proj"}, {TensorKind::shared_up_proj, "shared_up_proj"},
+    {TensorKind::shared_down_proj, "shared_down_proj"}, {TensorKind::shared_expert_gate, "shared_expert_gate"}};
+inline constexpr int kTensorKindCount = static_cast<int>(std::size(kTensorKinds));
+static_assert(lists_enum_in_order(kTensorKinds, TensorKind::shared_expert_gate),
+              "kTensorKinds lists every tensor kind once, in enum order");
 
 const char* tensor_kind_name(TensorKind kind);  // "wq", "w_down", ...
 
@@ -73,7 +89,10 @@ struct ShardRule {
   Split split;
   Part part;
 };
-const std::array<ShardRule, 23>& shard_rules();
+// One rule for every kind but k_history and v_history (the KV cache,
+// kv_history_slice); shard_plan.cpp asserts each kind has its one rule.
+inline constexpr int kShardRuleCount = kTensorKindCount - 2;
+const std::array<ShardRule, kShardRuleCount>& shard_rules();
 
 // One rank's piece of a global (rows x cols) tensor: a rectangle.
 struct TensorSlice {

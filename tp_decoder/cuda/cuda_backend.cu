@@ -22,10 +22,6 @@ namespace {
 
 using bf16 = __nv_bfloat16;
 
-// cuBLAS's recommended workspace on Hopper; set explicitly so that cuBLAS
-// never allocates while a graph is being captured.
-constexpr std::size_t kCublasWorkspaceBytes = 32u << 20;
-
 bf16* as_bf16(Tensor& t) { return static_cast<bf16*>(t.data); }
 const bf16* as_bf16(const Tensor& t) { return static_cast<const bf16*>(t.data); }
 
