@@ -49,6 +49,14 @@ TEST(MemoryEstimate, TinyLlamaCpuByHand) {
   EXPECT_EQ(e.total(), e.weights + e.kv_cache + e.activations + e.workspaces);
 }
 
+TEST(MemoryEstimate, TinyLlamaCudaWorkspacesByHand) {
+  // The cuBLAS workspace of 32 MiB, and per sequence flash-decoding's partials: 4 query heads × (16 + 2) f32 =
+  // 288 B, once and once per 64 positions (ceil(288 / 64) = 5 B a token), 2 sequences of 128 tokens.
+  const MemorySetup cuda = setup_for(BackendKind::cuda, CollectiveKind::nccl, 1);
+  EXPECT_EQ(estimate_rank_memory(config("tiny-llama.json"), cuda, 2, 127).workspaces,
+            (32LL << 20) + 2 * 288 + 2 * 128 * 5);
+}
+
 TEST(MemoryEstimate, TpTwoHalvesTheShardAndAddsTheReductionBuffer) {
   const ModelConfig tiny = config("tiny-llama.json");
   const MemorySetup setup = cpu_mpi(2);
@@ -91,13 +99,12 @@ TEST(MemoryEstimate, OneshotOnCudaAddsItsIpcBufferAndPeerTable) {
       // Its own buffer (control block, two 8 MiB slots) and the device table of k buffer pointers, at any batch,
       // at k = 1 too (a group of one maps its buffer at the first call); the peers' buffers are theirs.
       EXPECT_EQ(e.comm_buffers, cuda_oneshot_bytes(k)) << "k=" << k << " b=" << batch;
-      EXPECT_EQ(e.comm_buffers, static_cast<std::int64_t>(oneshot_device_bytes_per_rank(k)));
+      // By hand: 512 B of control block, 2 × 8 MiB of slots, 8 B a peer pointer.
+      EXPECT_EQ(e.comm_buffers, 512 + (16LL << 20) + 8LL * k) << "k=" << k << " b=" << batch;
       // In place of NCCL's buffers, every other term unchanged.
       EXPECT_EQ(e.total() - e.comm_buffers, n.total() - n.comm_buffers) << "k=" << k << " b=" << batch;
     }
   }
-  // 512 B of control block and 2 × 8 MiB of slots, 16 B of pointers at k = 2.
-  EXPECT_EQ(cuda_oneshot_bytes(2), 512 + (16LL << 20) + 16);
 }
 
 TEST(MemoryEstimate, OneshotOnCpuAddsItsSegmentOfTheSharedWindow) {

@@ -1,6 +1,8 @@
 // Every model form against values computed by hand from its DESIGN equation.
 #include <gtest/gtest.h>
 
+#include <iterator>
+
 #include "common/error.hpp"
 #include "predictor/model_forms.hpp"
 
@@ -15,38 +17,6 @@ FormInputs two_way(double t_host_us) {
 
 TEST(ModelForms, CollectiveTermIsAllReducesPlusAllGathers) {
   EXPECT_DOUBLE_EQ(collective_term_us(two_way(300)), 60.0);
-}
-
-TEST(ModelForms, IdealIsComputeOverKPlusCollectives) {
-  const Prediction p = predict_ideal(two_way(300));
-  EXPECT_DOUBLE_EQ(p.t_step_us, 560.0);
-  EXPECT_DOUBLE_EQ(p.terms.compute_us, 500.0);
-  EXPECT_DOUBLE_EQ(p.terms.collective_us, 60.0);
-  EXPECT_DOUBLE_EQ(p.terms.host_us, 0.0);
-}
-
-TEST(ModelForms, HostFloorAddsTheMeasuredHostTerm) {
-  const Prediction p = predict_host_floor(two_way(300));
-  EXPECT_DOUBLE_EQ(p.t_step_us, 860.0);
-  EXPECT_DOUBLE_EQ(p.terms.host_us, 300.0);
-}
-
-TEST(ModelForms, MaxFormHidesHostTimeBelowCompute) {
-  EXPECT_DOUBLE_EQ(predict_max_form(two_way(300)).t_step_us, 560.0);  // max(300, 500) + 60
-  EXPECT_DOUBLE_EQ(predict_max_form(two_way(300)).terms.host_us, 0.0);
-}
-
-TEST(ModelForms, MaxFormIsHostBoundAboveCompute) {
-  const Prediction p = predict_max_form(two_way(700));  // max(700, 500) + 60
-  EXPECT_DOUBLE_EQ(p.t_step_us, 760.0);
-  EXPECT_DOUBLE_EQ(p.terms.compute_us, 500.0);
-  EXPECT_DOUBLE_EQ(p.terms.host_us, 200.0);
-}
-
-TEST(ModelForms, ReplayUsesTheShardReplayInsteadOfComputeOverK) {
-  const Prediction p = predict_replay(two_way(300));
-  EXPECT_DOUBLE_EQ(p.t_step_us, 590.0);
-  EXPECT_DOUBLE_EQ(p.terms.compute_us, 530.0);
 }
 
 TEST(ModelForms, TpOneHasNoSplit) {
@@ -92,12 +62,29 @@ TEST(ModelForms, NoSpeedupChargesTheWholeTp1ComputeAtEveryK) {
   EXPECT_DOUBLE_EQ(predict_no_speedup(in).t_step_us, predict_ideal(in).t_step_us);  // an A/A cell at k = 1
 }
 
-TEST(ModelForms, TermsAlwaysAddUpToThePrediction) {
-  for (const auto& form : model_forms())
-    for (double host : {0.0, 300.0, 700.0}) {
-      const Prediction p = form.predict(two_way(host));
-      EXPECT_DOUBLE_EQ(p.t_step_us, p.terms.total_us()) << form.name << " host " << host;
-    }
+// Every form's terms and sum at three host times, by hand from its DESIGN
+// equation on two_way: compute 500 (replay 530, no_speedup 1000), collectives
+// 60; host_floor adds the host time, max_form only what exceeds the compute.
+TEST(ModelForms, EveryFormsTermsAndSumByHand) {
+  struct Case {
+    const char* form;
+    double host_us, compute_us, counted_host_us, t_step_us;
+  };
+  const Case cases[] = {
+      {"ideal", 0, 500, 0, 560},          {"ideal", 300, 500, 0, 560},         {"ideal", 700, 500, 0, 560},
+      {"host_floor", 0, 500, 0, 560},     {"host_floor", 300, 500, 300, 860},  {"host_floor", 700, 500, 700, 1260},
+      {"max_form", 0, 500, 0, 560},       {"max_form", 300, 500, 0, 560},      {"max_form", 700, 500, 200, 760},
+      {"replay", 0, 530, 0, 590},         {"replay", 300, 530, 0, 590},        {"replay", 700, 530, 0, 590},
+      {"no_speedup", 0, 1000, 0, 1060},   {"no_speedup", 300, 1000, 0, 1060},  {"no_speedup", 700, 1000, 0, 1060},
+  };
+  ASSERT_EQ(std::size(cases), 3 * model_forms().size());
+  for (const Case& c : cases) {
+    const Prediction p = find_model_form(c.form).predict(two_way(c.host_us));
+    EXPECT_DOUBLE_EQ(p.terms.compute_us, c.compute_us) << c.form << " host " << c.host_us;
+    EXPECT_DOUBLE_EQ(p.terms.collective_us, 60.0) << c.form << " host " << c.host_us;
+    EXPECT_DOUBLE_EQ(p.terms.host_us, c.counted_host_us) << c.form << " host " << c.host_us;
+    EXPECT_DOUBLE_EQ(p.t_step_us, c.t_step_us) << c.form << " host " << c.host_us;
+  }
 }
 
 }  // namespace
