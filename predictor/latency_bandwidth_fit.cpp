@@ -6,13 +6,6 @@
 #include <string>
 
 namespace tpb {
-namespace {
-
-double weight_of(double time_us, FitWeighting weighting) {
-  return weighting == FitWeighting::relative ? 1.0 / (time_us * time_us) : 1.0;
-}
-
-}  // namespace
 
 LatencyBandwidthFit fit_latency_bandwidth(const std::vector<double>& bytes, const std::vector<double>& time_us,
                                           FitWeighting weighting) {
@@ -29,7 +22,7 @@ LatencyBandwidthFit fit_latency_bandwidth(const std::vector<double>& bytes, cons
   // swamping the intercept in double precision.
   double sum_w = 0.0, mean_n = 0.0, mean_t = 0.0;
   for (std::size_t i = 0; i < bytes.size(); ++i) {
-    const double w = weight_of(time_us[i], weighting);
+    const double w = fit_weight(time_us[i], weighting);
     sum_w += w;
     mean_n += w * bytes[i];
     mean_t += w * time_us[i];
@@ -38,7 +31,7 @@ LatencyBandwidthFit fit_latency_bandwidth(const std::vector<double>& bytes, cons
   mean_t /= sum_w;
   double s_nn = 0.0, s_nt = 0.0, s_tt = 0.0;
   for (std::size_t i = 0; i < bytes.size(); ++i) {
-    const double w = weight_of(time_us[i], weighting);
+    const double w = fit_weight(time_us[i], weighting);
     const double dn = bytes[i] - mean_n;
     const double dt = time_us[i] - mean_t;
     s_nn += w * dn * dn;
@@ -66,7 +59,7 @@ double weighted_sse(const LatencyBandwidthFit& fit, const std::vector<double>& b
   double sse = 0.0;
   for (std::size_t i = 0; i < bytes.size(); ++i) {
     const double r = time_us[i] - fit.predict_us(bytes[i]);
-    sse += weight_of(time_us[i], fit.weighting) * r * r;
+    sse += fit_weight(time_us[i], fit.weighting) * r * r;
   }
   return sse;
 }

@@ -14,6 +14,11 @@ namespace tpb {
 //  absolute: ordinary least squares on microseconds.
 enum class FitWeighting { relative, absolute };
 
+// A point's weight in the fit: 1/t^2 (relative) or 1 (absolute).
+inline double fit_weight(double time_us, FitWeighting weighting) {
+  return weighting == FitWeighting::relative ? 1.0 / (time_us * time_us) : 1.0;
+}
+
 struct LatencyBandwidthFit {
   double alpha_us = 0.0;      // fixed cost per call
   double us_per_byte = 0.0;   // the fitted slope, 1/beta

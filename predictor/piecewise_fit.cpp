@@ -32,10 +32,6 @@ std::vector<double> slice(const std::vector<double>& values, std::size_t first, 
   return {values.begin() + static_cast<std::ptrdiff_t>(first), values.begin() + static_cast<std::ptrdiff_t>(last) + 1};
 }
 
-double weight_of(double time_us, FitWeighting weighting) {
-  return weighting == FitWeighting::relative ? 1.0 / (time_us * time_us) : 1.0;
-}
-
 // Prefix sums of the weighted moments, so that the least-squares error of a
 // line through any run of points costs O(1): the search below tries O(n^2)
 // runs. Sizes are scaled by the largest one to keep the moments near 1.
@@ -45,7 +41,7 @@ class RunCosts {
     const std::size_t n = p.bytes.size();
     for (auto* sums : {&w_, &wn_, &wt_, &wnn_, &wnt_, &wtt_}) sums->assign(n + 1, 0.0);
     for (std::size_t i = 0; i < n; ++i) {
-      const double w = weight_of(p.time_us[i], weighting);
+      const double w = fit_weight(p.time_us[i], weighting);
       const double x = p.bytes[i] / scale_;
       const double t = p.time_us[i];
       w_[i + 1] = w_[i] + w;
@@ -85,14 +81,14 @@ PiecewiseSegment make_segment(const SortedPoints& p, std::size_t first, std::siz
 double weighted_total_ss(const SortedPoints& p, FitWeighting weighting) {
   double sum_w = 0.0, mean = 0.0;
   for (double t : p.time_us) {
-    const double w = weight_of(t, weighting);
+    const double w = fit_weight(t, weighting);
     sum_w += w;
     mean += w * t;
   }
   mean /= sum_w;
   double ss = 0.0;
   for (double t : p.time_us) {
-    const double w = weight_of(t, weighting);
+    const double w = fit_weight(t, weighting);
     ss += w * (t - mean) * (t - mean);
   }
   return ss;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "predictor/json_field.hpp"
 
 namespace tpb {
 namespace {
@@ -33,20 +34,11 @@ ordered_json inputs_json(const CellInputs& cell, bool with_transfer) {
   return out;
 }
 
+// This document's fields (json_field.hpp).
+constexpr const char* kWhere = "registration";
 template <typename T>
-T field(const ordered_json& object, const char* name) {
-  if (!object.contains(name)) throw UsageError(fmt::format("registration: missing field '{}'", name));
-  try {
-    return object.at(name).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw UsageError(fmt::format("registration: field '{}' has the wrong type", name));
-  }
-}
-
-const ordered_json& section(const ordered_json& object, const char* name) {
-  if (!object.contains(name)) throw UsageError(fmt::format("registration: missing field '{}'", name));
-  return object.at(name);
-}
+T field(const ordered_json& object, const char* name) { return json_field<T>(object, name, kWhere); }
+const ordered_json& section(const ordered_json& object, const char* name) { return json_section(object, name, kWhere); }
 
 ordered_json prediction_json(const CellPrediction& p) {
   return {{"form", p.form},         {"k", p.k},

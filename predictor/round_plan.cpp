@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "common/error.hpp"
+#include "predictor/json_field.hpp"
 #include "predictor/statistics.hpp"
 
 namespace tpb {
@@ -59,24 +60,17 @@ nlohmann::ordered_json round_plan_json(const RoundPlan& p) {
 }
 
 RoundPlan parse_round_plan(const nlohmann::ordered_json& s) {
-  const auto field = [&s](const char* name) -> const nlohmann::ordered_json& {
-    if (!s.contains(name)) throw UsageError(fmt::format("registration: round_plan lacks field '{}'", name));
-    return s.at(name);
-  };
-  try {
-    RoundPlan p;
-    p.rounds = field("rounds").get<int>();
-    p.blocks = field("blocks").get<int>();
-    p.spread_log_sd = field("spread_log_sd").get<double>();
-    p.formed = field("formed").get<bool>();
-    p.holds_within_pct = field("holds_within_pct").get<double>();
-    p.falsified_beyond_pct = field("falsified_beyond_pct").get<double>();
-    p.seconds_per_round = field("seconds_per_round").get<double>();
-    p.budget_rounds = field("budget_rounds").get<int>();
-    return p;
-  } catch (const nlohmann::json::exception&) {
-    throw UsageError("registration: a round_plan field has the wrong type");
-  }
+  constexpr const char* where = "registration: round_plan";
+  RoundPlan p;
+  p.rounds = json_field<int>(s, "rounds", where);
+  p.blocks = json_field<int>(s, "blocks", where);
+  p.spread_log_sd = json_field<double>(s, "spread_log_sd", where);
+  p.formed = json_field<bool>(s, "formed", where);
+  p.holds_within_pct = json_field<double>(s, "holds_within_pct", where);
+  p.falsified_beyond_pct = json_field<double>(s, "falsified_beyond_pct", where);
+  p.seconds_per_round = json_field<double>(s, "seconds_per_round", where);
+  p.budget_rounds = json_field<int>(s, "budget_rounds", where);
+  return p;
 }
 
 std::string round_plan_line(const RoundPlan& p) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "predictor/json_field.hpp"
 
 namespace tpb {
 
@@ -60,12 +61,7 @@ ordered_json rounds_design_json(const RoundsDesign& d) {
 namespace {
 template <typename T>
 T design_field(const ordered_json& section, const char* name) {
-  if (!section.contains(name)) throw UsageError(fmt::format("registration: decision lacks field '{}'", name));
-  try {
-    return section.at(name).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw UsageError(fmt::format("registration: decision field '{}' has the wrong type", name));
-  }
+  return json_field<T>(section, name, "registration: decision");
 }
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "common/error.hpp"
+#include "predictor/json_field.hpp"
 #include "predictor/sha256.hpp"
 
 namespace tpb {
@@ -13,20 +14,11 @@ namespace {
 
 using nlohmann::ordered_json;
 
+// This document's fields (json_field.hpp).
+constexpr const char* kWhere = "registration: transfer";
 template <typename T>
-T field(const ordered_json& object, const char* name) {
-  if (!object.contains(name)) throw UsageError(fmt::format("registration: transfer: missing field '{}'", name));
-  try {
-    return object.at(name).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw UsageError(fmt::format("registration: transfer: field '{}' has the wrong type", name));
-  }
-}
-
-const ordered_json& section(const ordered_json& object, const char* name) {
-  if (!object.contains(name)) throw UsageError(fmt::format("registration: transfer: missing field '{}'", name));
-  return object.at(name);
-}
+T field(const ordered_json& object, const char* name) { return json_field<T>(object, name, kWhere); }
+const ordered_json& section(const ordered_json& object, const char* name) { return json_section(object, name, kWhere); }
 
 PhaseClassFit parse_class_fit(const ordered_json& c) {
   PhaseClassFit fit;

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 
 #include "collectives/communicator_factory.hpp"
 #include "collectives/node_check.hpp"
@@ -20,13 +19,6 @@
 
 namespace tpb {
 namespace {
-
-void write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw UsageError(fmt::format("-o: cannot write '{}'", path));
-}
 
 // The study's registration with the ablation's sweeps in place of its own
 // collective's: every other input (compute, replay, host terms), the forms,

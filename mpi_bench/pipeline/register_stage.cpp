@@ -28,13 +28,6 @@ double sweep_fit_us(const H5File& file, SweepRoot root, int k, double bytes) {
   return fit_piecewise(sweep.bytes, sweep.time_us).predict_us(bytes);
 }
 
-void write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw UsageError(fmt::format("-o: cannot write '{}'", path));
-}
-
 // The rounds design calibration declared in /study, with the kill switch:
 // sealed from here on.
 RoundsDesign declared_design(const H5File& file, double kill_switch_pct, std::uint64_t seed) {
@@ -60,6 +53,13 @@ void plan_design_rounds(const H5File& file, const Registration& r, RoundsDesign&
 }
 
 }  // namespace
+
+void write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw UsageError(fmt::format("-o: cannot write '{}'", path));
+}
 
 std::string planned_rounds_line(const PreregRecord& record) {
   const Registration r = parse_registration(record.text);

@@ -44,6 +44,10 @@ PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::str
 // the kill switch is said before it is spent.
 std::string planned_rounds_line(const PreregRecord& record);
 
+// Writes `text` to `path` whole (predictions.json and its digest);
+// UsageError "-o: cannot write 'PATH'" when it cannot.
+void write_text_file(const std::string& path, const std::string& text);
+
 // Collective. Refuses (UsageError on every rank) without an intact
 // registration; stamps /step with the registration hash and its start time
 // before the first TP-k step.

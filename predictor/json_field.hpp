@@ -1,0 +1,30 @@
+#pragma once
+// A field of a registration's JSON by name, or a UsageError in one line that
+// names it: "<where>: missing field 'x'", "<where>: field 'x' has the wrong
+// type". `where` says which document or section ("registration",
+// "registration: transfer").
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
+
+namespace tpb {
+
+inline const nlohmann::ordered_json& json_section(const nlohmann::ordered_json& object, const char* name,
+                                                  const char* where) {
+  if (!object.contains(name)) throw UsageError(fmt::format("{}: missing field '{}'", where, name));
+  return object.at(name);
+}
+
+template <typename T>
+T json_field(const nlohmann::ordered_json& object, const char* name, const char* where) {
+  const nlohmann::ordered_json& value = json_section(object, name, where);
+  try {
+    return value.get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw UsageError(fmt::format("{}: field '{}' has the wrong type", where, name));
+  }
+}
+
+}  // namespace tpb
