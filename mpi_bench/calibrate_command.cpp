@@ -34,10 +34,7 @@ int run_calibrate(const CalibrateOptions& options, const Invocation& invocation)
     if (runtime.ranks.is_root()) file = std::make_unique<ResultsFile>(options.output, options.overwrite, meta);
   });
   calibrate_stage(runtime, file.get());
-  if (file) {
-    file->mark_complete();
-    fmt::print("# calibrated: {}\n", options.output);
-  }
+  complete_results(file, options.output, "calibrated");
   return 0;
 }
 

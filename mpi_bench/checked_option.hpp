@@ -79,4 +79,25 @@ inline CLI::Option* add_byte_size_option(CLI::App& app, const std::string& names
   return option;
 }
 
+// The flags of a bandwidth command (membw, d2d): the bytes one pass moves,
+// untimed and timed passes, and the results file. `bytes_help` says what
+// --bytes sizes, `passes` what one pass is ("copies"), `output_help` what -o holds.
+struct BandwidthOptions {
+  BandwidthOptions(ByteSize default_bytes, int default_warmup, int default_iters)
+      : bytes(std::move(default_bytes)), warmup(default_warmup), iters(default_iters) {}
+  ByteSize bytes;      // --bytes
+  int warmup;          // -w
+  int iters;           // -n
+  std::string output;  // -o FILE.h5
+  bool overwrite = false;
+};
+inline void add_bandwidth_options(CLI::App& app, BandwidthOptions& o, const std::string& bytes_help,
+                                  const std::string& passes, const std::string& output_help) {
+  add_byte_size_option(app, "--bytes", "--bytes", o.bytes, bytes_help + " (K/M/G suffixes)");
+  add_count_option(app, "-w,--warmup", "-w/--warmup", o.warmup, 0, "Untimed " + passes);
+  add_count_option(app, "-n,--iters", "-n/--iters", o.iters, 1, "Timed " + passes);
+  app.add_option("-o,--output", o.output, "Results file (HDF5): " + output_help);
+  app.add_flag("--overwrite", o.overwrite, "Replace an existing results file");
+}
+
 }  // namespace tpb

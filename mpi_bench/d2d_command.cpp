@@ -26,12 +26,8 @@
 namespace tpb {
 namespace {
 
-struct D2dCommandOptions {
-  ByteSize bytes{1 << 30, "1G"};  // --bytes
-  int warmup = 3;                  // -w
-  int iters = 20;                  // -n
-  std::string output;              // -o FILE.h5
-  bool overwrite = false;
+struct D2dCommandOptions : BandwidthOptions {
+  D2dCommandOptions() : BandwidthOptions({1 << 30, "1G"}, 3, 20) {}
 };
 
 int run_d2d(const D2dCommandOptions& o, const Invocation& invocation) {
@@ -80,10 +76,7 @@ int run_d2d(const D2dCommandOptions& o, const Invocation& invocation) {
   print_rank_medians({"device", [&](int r) { return ranks.rank_map[static_cast<std::size_t>(r)].device; }, 24,
                       "copy_GBps", 12, 1},
                      matrix, ranks.size);
-  if (results) {
-    results->mark_complete();
-    fmt::print("# results: {}\n", o.output);
-  }
+  complete_results(results, o.output);
   return 0;
 #endif
 }
@@ -94,11 +87,7 @@ void add_d2d_command(CLI::App& root, CommandList& commands) {
   add_command<D2dCommandOptions>(
       root, commands, "d2d", "Device-to-device copy bandwidth per GPU (the GPU step's memory bound)",
       [](CLI::App& app, D2dCommandOptions& options) {
-        add_byte_size_option(app, "--bytes", "--bytes", options.bytes, "Bytes per copy (K/M/G suffixes)");
-        add_count_option(app, "-w,--warmup", "-w/--warmup", options.warmup, 0, "Untimed copies");
-        add_count_option(app, "-n,--iters", "-n/--iters", options.iters, 1, "Timed copies");
-        app.add_option("-o,--output", options.output, "Results file (HDF5): /d2d/copy_GBps");
-        app.add_flag("--overwrite", options.overwrite, "Replace an existing results file");
+        add_bandwidth_options(app, options, "Bytes per copy", "copies", "/d2d/copy_GBps");
       },
       run_d2d);
 }

@@ -41,10 +41,7 @@ int run_info(const InfoOptions& options, const Invocation& invocation) {
     fmt::print("# {:>5} {:<24} {:>10} {:>4}  {}\n", p.rank, p.node, p.local_rank, p.gpu, p.device);
   for (const auto& [name, version] : meta.versions) fmt::print("# {:<22} {}\n", name, version);
   for (const auto& variable : meta.environment) fmt::print("# env {}\n", variable);
-  if (results) {
-    results->mark_complete();
-    fmt::print("# results: {}\n", options.output);
-  }
+  complete_results(results, options.output);
   return 0;
 }
 

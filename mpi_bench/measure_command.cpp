@@ -1,5 +1,4 @@
 // mpi_bench measure: the rounds of a registered study (study_rounds.hpp).
-#include <fmt/format.h>
 
 #include <memory>
 
@@ -9,6 +8,7 @@
 #include "mpi_bench/pipeline/stages.hpp"
 #include "mpi_bench/pipeline/study_options.hpp"
 #include "mpi_bench/pipeline/study_rounds.hpp"
+#include "mpi_bench/provenance.hpp"
 
 namespace tpb {
 namespace {
@@ -34,10 +34,7 @@ int run_measure(const MeasureOptions& options, const Invocation&) {
     if (!difference.empty()) throw UsageError(difference);
   });
   measure_stage(runtime, file.get());
-  if (file) {
-    file->mark_complete();
-    fmt::print("# measured: {}\n", options.file);
-  }
+  complete_results(file, options.file, "measured");
   return 0;
 }
 

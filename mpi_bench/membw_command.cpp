@@ -104,12 +104,8 @@ std::string matmul_phase_fractions(const ModelConfig& config, int tp, int batch,
 
 namespace {
 
-struct MembwCommandOptions {
-  ByteSize bytes{512 << 20, "512M"};  // --bytes
-  int warmup = 2;                      // -w
-  int iters = 10;                      // -n
-  std::string output;                  // -o FILE.h5
-  bool overwrite = false;
+struct MembwCommandOptions : BandwidthOptions {
+  MembwCommandOptions() : BandwidthOptions({512 << 20, "512M"}, 2, 10) {}
 };
 
 int run_membw(const MembwCommandOptions& o, const Invocation& invocation) {
@@ -142,10 +138,7 @@ int run_membw(const MembwCommandOptions& o, const Invocation& invocation) {
   fmt::print("# all ranks together: {:.2f} GB/s\n", total);
   fmt::print("# FMA peak, one core of rank 0 ({} chains, best of 7): {:.1f} GFLOP/s\n",
              to_string(small_batch_gemm_isa()), mine.fma_peak_GFLOPs);
-  if (results) {
-    results->mark_complete();
-    fmt::print("# results: {}\n", o.output);
-  }
+  complete_results(results, o.output);
   return 0;
 }
 
@@ -155,11 +148,7 @@ void add_membw_command(CLI::App& root, CommandList& commands) {
   add_command<MembwCommandOptions>(
       root, commands, "membw", "Memory read bandwidth per rank (STREAM-like read, four streams per thread)",
       [](CLI::App& app, MembwCommandOptions& options) {
-        add_byte_size_option(app, "--bytes", "--bytes", options.bytes, "Array size per rank (K/M/G suffixes)");
-        add_count_option(app, "-w,--warmup", "-w/--warmup", options.warmup, 0, "Untimed passes");
-        add_count_option(app, "-n,--iters", "-n/--iters", options.iters, 1, "Timed passes");
-        app.add_option("-o,--output", options.output, "Results file (HDF5): /membw/read_GBps");
-        app.add_flag("--overwrite", options.overwrite, "Replace an existing results file");
+        add_bandwidth_options(app, options, "Array size per rank", "passes", "/membw/read_GBps");
       },
       run_membw);
 }

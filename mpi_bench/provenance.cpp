@@ -99,4 +99,10 @@ RunMeta collect_run_meta(const RankContext& ranks, int argc, char** argv) {
   return meta;
 }
 
+void complete_results(const std::unique_ptr<ResultsFile>& results, const std::string& path, const char* said) {
+  if (!results) return;
+  results->mark_complete();
+  fmt::print("# {}: {}\n", said, path);
+}
+
 }  // namespace tpb

@@ -87,10 +87,7 @@ int run_replay(const ReplayCommandOptions& o, const Invocation& invocation) {
                      median(record.t_host_us), terms.weight_bytes_per_step);
           std::fflush(stdout);
         }
-    if (results) {
-      results->mark_complete();
-      fmt::print("# results: {}\n", o.common.output);
-    }
+    complete_results(results, o.common.output);
   }
   // The other ranks wait for rank 0 without looking stuck to their watchdogs.
   MPI_Request finished;

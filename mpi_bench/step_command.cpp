@@ -169,10 +169,7 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
       }
   }
   if (ranks.is_root()) fmt::print("# communicators opened on rank 0: {}\n", communicators_opened());
-  if (ranks.is_root() && results) {
-    results->mark_complete();
-    fmt::print("# results: {}\n", o.common.output);
-  }
+  if (ranks.is_root()) complete_results(results, o.common.output);
   return 0;
 }
 

@@ -318,10 +318,7 @@ int run_sweep(const SweepCommandOptions& options, const Invocation& invocation) 
   fmt::print("# wrong elements: {} {}\n", total_wrong, total_wrong == 0 ? "OK" : "FAILED");
   if (!options.csv.empty()) write_rows_csv(options.csv, rows);
   if (!options.json.empty()) write_rows_json(options.json, rows);
-  if (results) {
-    results->mark_complete();
-    fmt::print("# results: {}\n", options.output);
-  }
+  complete_results(results, options.output);
   return exit_code;
 }
 
