@@ -10,36 +10,10 @@
 #
 # usage: slurm_jobs_test.sh SOURCE_DIR MPI_BENCH WORK_DIR
 # Exits 77 (ctest SKIP_RETURN_CODE) with the reason when it cannot run here.
-set -euo pipefail
-src=$1
-bin=$2
-work=$3
-
-skip() {
-  echo "SKIPPED: $*"
-  exit 77
-}
-[ "$(id -u)" -eq 0 ] || skip "starting munged, slurmctld and slurmd needs root"
-command -v sbatch >/dev/null || skip "sbatch not found (jobs/setup.sh installs slurm-wlm and munge)"
-
+. "$(dirname "$0")/job_test_lib.sh"
 # A cluster of its own (folder and ports), apart from one a user started.
 export TPB_LOCAL_SLURM_DIR=${TMPDIR:-/tmp}/tpbench-slurm-test TPB_SLURM_PORT=16837 TPB_FAKE_GPUS=2
-cluster=$src/jobs/slurm/local-cluster.sh
-export SLURM_CONF=$TPB_LOCAL_SLURM_DIR/etc/slurm.conf
-
-cleanup() {
-  local status=$?
-  if [ $status -ne 0 ] && [ $status -ne 77 ]; then
-    for log in "$work"/slurm-*.out "$TPB_LOCAL_SLURM_DIR"/log/*.log; do
-      [ -f "$log" ] && { echo "---- $log (last 20 lines)"; tail -n 20 "$log"; }
-    done
-  fi
-  "$cluster" down || status=1
-  exit $status
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-trap 'echo "FAILED: line $LINENO: $BASH_COMMAND"' ERR
+use_local_slurm
 
 "$cluster" down >/dev/null  # what an interrupted earlier run left behind
 "$cluster" up

@@ -13,15 +13,7 @@
 #
 # usage: two_host_test.sh SOURCE_DIR MPI_BENCH WORK_DIR
 # Exits 77 (ctest SKIP_RETURN_CODE) with the reason where namespaces are denied.
-set -euo pipefail
-src=$1
-bin=$2
-work=$3
-
-skip() {
-  echo "SKIPPED: $*"
-  exit 77
-}
+. "$(dirname "$0")/job_test_lib.sh"
 [ "$(id -u)" -eq 0 ] || skip "creating network namespaces needs root"
 for tool in ip unshare mpirun; do
   command -v "$tool" >/dev/null || skip "$tool not found (jobs/setup.sh installs iproute2 and Open MPI)"

@@ -5,7 +5,6 @@ Llama-3.1-70B under --mem-per-device 120G --reserve-pct 0 at TP 1..16.
 Run with Debian's /usr/bin/python3 (h5py):
   kv_cli_test.py --mpiexec MPIEXEC --mpi-bench MPI_BENCH --configs DIR --lengths-file FILE
 """
-import argparse
 import json
 import os
 import subprocess
@@ -14,12 +13,8 @@ import tempfile
 
 import h5py
 
-FAILURES = []
-
-
-def expect(condition, what):
-    if not condition:
-        FAILURES.append(what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pyutil"))
+from cli_check import FAILURES, expect, mpi_bench_args  # noqa: E402
 
 
 def kv(args, mpiexec, mpi_bench, ranks=1):
@@ -111,12 +106,7 @@ def llama70b(a):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--mpiexec", required=True)
-    parser.add_argument("--mpi-bench", required=True)
-    parser.add_argument("--configs", required=True)
-    parser.add_argument("--lengths-file", required=True)
-    a = parser.parse_args()
+    a = mpi_bench_args("--lengths-file")
     with tempfile.TemporaryDirectory(prefix="tpb_kv_cli_") as scratch:
         worked_example(a, scratch)
         collectives(a, scratch)

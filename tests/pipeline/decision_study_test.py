@@ -15,7 +15,6 @@ on 2 ranks (tiny-llama, TP 1 and 2, --tpot-slo, --predict-tp 4), then:
 Run with Debian's /usr/bin/python3 (h5py):
   decision_study_test.py --mpiexec MPIEXEC --mpi-bench MPI_BENCH --configs DIR
 """
-import argparse
 import json
 import os
 import shutil
@@ -26,20 +25,10 @@ import tempfile
 import h5py
 import numpy as np
 
-FAILURES = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pyutil"))
+from cli_check import FAILURES, expect, mpi_bench_args, run  # noqa: E402
+
 BUDGET = "64M"
-
-
-def expect(condition, what):
-    if not condition:
-        FAILURES.append(what)
-
-
-def run(cmd, timeout=600):
-    result = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    if result.returncode != 0:
-        sys.exit(f"{' '.join(cmd)}: exit {result.returncode}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
-    return result.stdout
 
 
 def check_verdict_alone_decides(a, study, copy):
@@ -76,11 +65,7 @@ def check_decision_counts_the_study_collective(a, tiny, study, copy, admitted_mp
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--mpiexec", required=True)
-    parser.add_argument("--mpi-bench", required=True)
-    parser.add_argument("--configs", required=True)
-    a = parser.parse_args()
+    a = mpi_bench_args()
     tiny = os.path.join(a.configs, "tiny-llama.json")
     with tempfile.TemporaryDirectory(prefix="tpb_decision_") as out:
         run([a.mpiexec, "--oversubscribe", "-n", "2", a.mpi_bench, "run", "--model", tiny, "--tp", "1,2",

@@ -15,7 +15,6 @@ of the file exactly as it found them, and a refusal exits non-zero.
 Run with Debian's /usr/bin/python3 (h5py):
   refusal_leaves_file_test.py --mpiexec MPIEXEC --mpi-bench MPI_BENCH --configs DIR
 """
-import argparse
 import os
 import shutil
 import subprocess
@@ -25,7 +24,8 @@ import tempfile
 import h5py
 import numpy as np
 
-FAILURES = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pyutil"))
+from cli_check import FAILURES, mpi_bench_args  # noqa: E402
 
 
 def comparable(value):
@@ -78,11 +78,7 @@ VERIFY_REFUSES = {"digest", "predictions"}
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--mpiexec", required=True)
-    parser.add_argument("--mpi-bench", required=True)
-    parser.add_argument("--configs", required=True)
-    a = parser.parse_args()
+    a = mpi_bench_args()
     with tempfile.TemporaryDirectory(prefix="tpb_refusal_") as tmp:
         study = os.path.join(tmp, "study")
         ran = subprocess.run([a.mpiexec, "--oversubscribe", "-n", "2", a.mpi_bench, "run", "--model",

@@ -31,6 +31,14 @@ StudyRuntime runtime_on(std::unique_ptr<Backend> backend) {
   return rt;
 }
 
+// Options with no untimed steps and `iters` timed ones.
+StepOptions timed_only(int iters) {
+  StepOptions options;
+  options.warmup = 0;
+  options.iters = iters;
+  return options;
+}
+
 // Counts decode steps: each one embeds its input tokens once.
 class StepCountingBackend final : public test::DelegatingBackend {
  public:
@@ -81,9 +89,7 @@ TEST(StudyPoint, AsyncTimingBackendMeasuresTheCollectiveTermInProfiledIterations
 TEST(StudyPoint, HostSynchronousBackendTimesTheCollectivesInTheTimedIterations) {
   StudyRuntime rt = runtime_on(make_backend("cpu"));
   const std::unique_ptr<Communicator> group = split_into_tp_groups(*rt.world, rt.ranks.size);
-  StepOptions options;
-  options.warmup = 0;
-  options.iters = 3;
+  const StepOptions options = timed_only(3);
   const GatheredPoint gathered = run_point_everywhere(rt, group.get(), {rt.ranks.size, 1, 4}, options);
   if (!rt.ranks.is_root()) return;
   EXPECT_EQ(gathered.group0.t_ar_insitu_us.size(), static_cast<std::size_t>(3 * rt.ranks.size));
@@ -96,9 +102,7 @@ TEST(StudyPoint, HostSynchronousBackendTimesTheCollectivesInTheTimedIterations) 
 TEST(StudyPoint, CollectiveTimeOfEveryRankComesFromTheTimedIterationsOnly) {
   StudyRuntime rt = runtime_on(make_backend("cpu"));
   const std::unique_ptr<Communicator> group = split_into_tp_groups(*rt.world, rt.ranks.size);
-  StepOptions options;
-  options.warmup = 0;
-  options.iters = 3;
+  const StepOptions options = timed_only(3);
   const GatheredPoint gathered = run_point_everywhere(rt, group.get(), {rt.ranks.size, 1, 4}, options,
                                                       InSituCollectives::skip);
   if (rt.ranks.is_root()) {
@@ -126,9 +130,7 @@ TEST(StudyPoint, AKeptPointStateMakesARevisitOneTimedStep) {
   StepCountingBackend* counting = backend.get();
   StudyRuntime rt = runtime_on(std::move(backend));
   const std::unique_ptr<Communicator> group = split_into_tp_groups(*rt.world, rt.ranks.size);
-  StepOptions options;
-  options.warmup = 0;
-  options.iters = 1;
+  const StepOptions options = timed_only(1);
   const StepPoint point{rt.ranks.size, 2, 8};
   const auto steps_of_visit = [&](PointState state, const StepOptions& o) {
     const int before = counting->steps();
@@ -166,9 +168,7 @@ TEST(StudyPoint, TStepIsTheMaximumOfTRankOverEachGroup) {
   StudyRuntime rt = runtime_on(make_backend("cpu"));
   const int tp = rt.ranks.size % 2 == 0 ? 2 : 1;  // 4 ranks: two TP-2 groups
   const std::unique_ptr<Communicator> group = split_into_tp_groups(*rt.world, tp);
-  StepOptions options;
-  options.warmup = 0;
-  options.iters = 3;
+  const StepOptions options = timed_only(3);
   const GatheredPoint gathered = run_point_everywhere(rt, group.get(), {tp, 1, 4}, options);
   if (!rt.ranks.is_root()) return;
   EXPECT_EQ(gathered.all_ranks_t_rank_us.size(), static_cast<std::size_t>(options.iters * rt.ranks.size));

@@ -19,7 +19,6 @@ a mixture-of-experts model with q/k/v bias and a shared expert):
 Run with Debian's /usr/bin/python3 (h5py):
   transfer_study_test.py --mpiexec MPIEXEC --mpi-bench MPI_BENCH --configs DIR
 """
-import argparse
 import json
 import os
 import re
@@ -30,21 +29,11 @@ import tempfile
 
 import h5py
 
-FAILURES = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pyutil"))
+from cli_check import FAILURES, expect, mpi_bench_args, run  # noqa: E402
+
 SMALL = ["--tp", "1,2", "--batch", "1,4", "--context", "8", "-w", "0", "-n", "1", "--sweep-iters", "3",
          "--calibration-rounds", "3"]
-
-
-def expect(condition, what):
-    if not condition:
-        FAILURES.append(what)
-
-
-def run(cmd, timeout=300):
-    result = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    if result.returncode != 0:
-        sys.exit(f"{' '.join(cmd)}: exit {result.returncode}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
-    return result.stdout
 
 
 def expect_refused(a, ranks, args, text):
@@ -154,11 +143,7 @@ def check_bad_sources(a, a_file, b_study, work):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--mpiexec", required=True)
-    parser.add_argument("--mpi-bench", required=True)
-    parser.add_argument("--configs", required=True)
-    a = parser.parse_args()
+    a = mpi_bench_args()
     with tempfile.TemporaryDirectory(prefix="tpb_transfer_") as work:
         a_file = os.path.join(work, "a.h5")
         run([a.mpiexec, "--oversubscribe", "-n", "2", a.mpi_bench, "calibrate", "--model",

@@ -16,24 +16,20 @@ namespace {
 // 113 tokens, 115,712 B of payload whatever the block size.
 const std::vector<std::int64_t> kWorkedLengths{1, 15, 16, 17, 31, 33};
 
-TEST(PagedAllocation, WorkedExampleBlocksOf16) {
-  const PagedAllocation paged = page_sequences(kWorkedLengths, 1024, 16);
-  EXPECT_EQ(paged.payload_bytes, 115'712);
-  // Blocks 1 + 1 + 1 + 2 + 2 + 3 = 10, of 16 × 1,024 B each.
-  EXPECT_EQ(paged.table_entries, 10);
-  EXPECT_EQ(paged.allocated_bytes, 163'840);
-  EXPECT_EQ(paged.tail_waste_bytes, 48'128);
-  EXPECT_EQ(paged.metadata_bytes, 40);  // 10 entries × 4 B
-}
-
-TEST(PagedAllocation, WorkedExampleBlocksOf8) {
-  const PagedAllocation paged = page_sequences(kWorkedLengths, 1024, 8);
-  EXPECT_EQ(paged.payload_bytes, 115'712);
-  // Blocks 1 + 2 + 2 + 3 + 4 + 5 = 17, of 8 × 1,024 B each.
-  EXPECT_EQ(paged.table_entries, 17);
-  EXPECT_EQ(paged.allocated_bytes, 139'264);
-  EXPECT_EQ(paged.tail_waste_bytes, 23'552);
-  EXPECT_EQ(paged.metadata_bytes, 68);
+TEST(PagedAllocation, WorkedExampleInBlocksOf16And8) {
+  struct Case {
+    int block_tokens;
+    std::int64_t table_entries, allocated_bytes, tail_waste_bytes;
+  };
+  // Blocks of 16: 1 + 1 + 1 + 2 + 2 + 3 = 10, of 16 × 1,024 B each; of 8: 1 + 2 + 2 + 3 + 4 + 5 = 17.
+  for (const Case c : {Case{16, 10, 163'840, 48'128}, Case{8, 17, 139'264, 23'552}}) {
+    const PagedAllocation paged = page_sequences(kWorkedLengths, 1024, c.block_tokens);
+    EXPECT_EQ(paged.payload_bytes, 115'712) << c.block_tokens;
+    EXPECT_EQ(paged.table_entries, c.table_entries) << c.block_tokens;
+    EXPECT_EQ(paged.allocated_bytes, c.allocated_bytes) << c.block_tokens;
+    EXPECT_EQ(paged.tail_waste_bytes, c.tail_waste_bytes) << c.block_tokens;
+    EXPECT_EQ(paged.metadata_bytes, 4 * c.table_entries) << c.block_tokens;  // 4 B an entry
+  }
 }
 
 TEST(PagedAllocation, PerSequenceRows) {
@@ -108,10 +104,7 @@ TEST(KvDeviceShare, OverrideSplitsPerHead) {
 }
 
 TEST(DeviceCapacity, TokensFromWhatWeightsAndReserveLeave) {
-  DeviceMemoryLine line;
-  line.weight_bytes = 600;
-  line.fixed_bytes = 100;
-  line.kv_bytes_per_token = 64;
+  const DeviceMemoryLine line{.weight_bytes = 600, .fixed_bytes = 100, .kv_bytes_per_token = 64};
   // 1000 − 10 % reserve (100) − 600 − 100 = 200 B: 3 tokens of 64 B.
   const DeviceCapacity capacity = device_capacity(line, 1000, 10);
   EXPECT_TRUE(capacity.fits);
@@ -121,9 +114,7 @@ TEST(DeviceCapacity, TokensFromWhatWeightsAndReserveLeave) {
 }
 
 TEST(DeviceCapacity, WeightsAboveBudgetDoNotFitAndNeverGoNegative) {
-  DeviceMemoryLine line;
-  line.weight_bytes = 2000;
-  line.kv_bytes_per_token = 64;
+  DeviceMemoryLine line{.weight_bytes = 2000, .kv_bytes_per_token = 64};
   const DeviceCapacity capacity = device_capacity(line, 1000, 0);
   EXPECT_FALSE(capacity.fits);
   EXPECT_EQ(capacity.kv_budget_bytes, 0);

@@ -76,12 +76,7 @@ void row(const std::string& noise, const std::string& cells, double rate, const 
 }
 
 FamilyCase family(const NoiseCase& n, std::array<double, 4> truth_log) {
-  FamilyCase c;
-  c.truth_log = truth_log;
-  c.noise = n.noise;
-  c.launch = n.launch;
-  c.rounds = kRounds;
-  return c;
+  return {.truth_log = truth_log, .noise = n.noise, .launch = n.launch, .rounds = kRounds, .rule = {}};
 }
 
 void boundary_tables(const std::vector<NoiseCase>& noises, int studies, const char* title) {

@@ -62,12 +62,7 @@ const NoiseCase kAbsoluteFittedLevel{
     {LaunchEffect::Kind::normal, 0.05, 0.0}};
 
 FamilyCase family(const NoiseCase& n, std::array<double, kFamilyCells> truth_log) {
-  FamilyCase c;
-  c.truth_log = truth_log;
-  c.noise = n.noise;
-  c.launch = n.launch;
-  c.rounds = kRounds;
-  return c;
+  return {.truth_log = truth_log, .noise = n.noise, .launch = n.launch, .rounds = kRounds, .rule = {}};
 }
 
 std::uint64_t seed_of(const std::string& name) {  // a fixed seed per test, from its name (FNV-1a)

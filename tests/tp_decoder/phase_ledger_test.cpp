@@ -262,16 +262,20 @@ INSTANTIATE_TEST_SUITE_P(
                     LedgerShape{"qwen1.5-moe-a2.7b", 2, 4, 512, false}),
     shape_name);
 
-TEST(PhaseLedger, StepRunnerReportsTheLedgersWeightBytes) {
-  // A real TP-2 step of tiny-mqa on the cpu backend through a one-process group.
-  const ModelConfig mqa = shipped_config("tiny-mqa");
+// One timed TP-2 step (b = 3, c = 16) of `config` on the cpu backend through a one-process group.
+StepTerms tp2_step_on_cpu(const ModelConfig& config) {
   const std::unique_ptr<Backend> backend = make_cpu_backend();
   test::CallLog log;
   test::LoopbackCommunicator group(2, log);
   StepOptions options;
   options.warmup = 0;
   options.iters = 1;
-  const StepTerms terms = run_step_point(*backend, &group, mqa, StepPoint{2, 3, 16}, options);
+  return run_step_point(*backend, &group, config, StepPoint{2, 3, 16}, options);
+}
+
+TEST(PhaseLedger, StepRunnerReportsTheLedgersWeightBytes) {
+  const ModelConfig mqa = shipped_config("tiny-mqa");
+  const StepTerms terms = tp2_step_on_cpu(mqa);
   const PhaseLedger l = phase_ledger(mqa, 2, 3, 16, kF32);
   EXPECT_EQ(terms.weight_bytes_per_step, l.weight_bytes_per_step);
   EXPECT_EQ(terms.ar_bytes, l.collectives.ar_bytes);
@@ -281,13 +285,7 @@ TEST(PhaseLedger, StepRunnerReportsTheLedgersWeightBytes) {
 TEST(PhaseLedger, StepRunnerReportsTheTouchedExpertsTheLedgerCounts) {
   // A real TP-2 step of tiny-qwen2-moe: the ledger, given the experts the step touched, reads what the step reports.
   const ModelConfig moe = shipped_config("tiny-qwen2-moe");
-  const std::unique_ptr<Backend> backend = make_cpu_backend();
-  test::CallLog log;
-  test::LoopbackCommunicator group(2, log);
-  StepOptions options;
-  options.warmup = 0;
-  options.iters = 1;
-  const StepTerms terms = run_step_point(*backend, &group, moe, StepPoint{2, 3, 16}, options);
+  const StepTerms terms = tp2_step_on_cpu(moe);
   ASSERT_EQ(terms.experts_touched.size(), 2u);
   std::vector<int> counts;
   for (const std::vector<int>& layer : terms.experts_touched) {

@@ -34,12 +34,18 @@ void expect_valid(const AttentionShape& s, const AttentionPlan& p) {
   EXPECT_EQ(p.partial_out_floats, rows * s.head_dim);
 }
 
+// The plan of shape(batch, q_heads, kv_heads, head_dim, n_ctx) on an H100, checked against the invariants.
+AttentionPlan valid_plan(int batch, int q_heads, int kv_heads, int head_dim, int n_ctx) {
+  const AttentionShape s = shape(batch, q_heads, kv_heads, head_dim, n_ctx);
+  const AttentionPlan p = plan_full(s, kH100Sms);
+  expect_valid(s, p);
+  return p;
+}
+
 TEST(AttentionPlan, Llama8bBatch1LongContextSplitsToFillTheGpu) {
   // 8 kv heads give 8 blocks; two per SM wants ceil(264 / 8) = 33 splits:
   // ceil(4097 / 33) = 125 positions, rounded up to 128, so 33 chunks.
-  const AttentionShape s = shape(1, 32, 8, 128, 4097);
-  const AttentionPlan p = plan_full(s, kH100Sms);
-  expect_valid(s, p);
+  const AttentionPlan p = valid_plan(1, 32, 8, 128, 4097);
   EXPECT_EQ(p.chunk, 128);
   EXPECT_EQ(p.num_splits, 33);
   EXPECT_EQ(p.smem_bytes, (4u * 128 + 4 * 128 + 8) * sizeof(float));
@@ -47,17 +53,13 @@ TEST(AttentionPlan, Llama8bBatch1LongContextSplitsToFillTheGpu) {
 
 TEST(AttentionPlan, LargeBatchSplitsLittle) {
   // 32 x 8 = 256 blocks already: 2 splits of ceil(513 / 2) = 257 -> 288 positions.
-  const AttentionShape s = shape(32, 32, 8, 128, 513);
-  const AttentionPlan p = plan_full(s, kH100Sms);
-  expect_valid(s, p);
+  const AttentionPlan p = valid_plan(32, 32, 8, 128, 513);
   EXPECT_EQ(p.chunk, 288);
   EXPECT_EQ(p.num_splits, 2);
 }
 
 TEST(AttentionPlan, ShortContextIsOneChunkSizedToFit) {
-  const AttentionShape s = shape(1, 32, 8, 128, 10);
-  const AttentionPlan p = plan_full(s, kH100Sms);
-  expect_valid(s, p);
+  const AttentionPlan p = valid_plan(1, 32, 8, 128, 10);
   EXPECT_EQ(p.num_splits, 1);
   EXPECT_EQ(p.chunk, 32);
   EXPECT_EQ(p.partial_out_floats, 0u);
@@ -65,9 +67,7 @@ TEST(AttentionPlan, ShortContextIsOneChunkSizedToFit) {
 
 TEST(AttentionPlan, NoChunkBelowTheMinimumWhenTheContextIsShort) {
   // 264 splits wanted, but 1000 positions give chunks of at least 64.
-  const AttentionShape s = shape(1, 8, 1, 64, 1000);
-  const AttentionPlan p = plan_full(s, kH100Sms);
-  expect_valid(s, p);
+  const AttentionPlan p = valid_plan(1, 8, 1, 64, 1000);
   EXPECT_EQ(p.chunk, kMinAttentionChunk);
   EXPECT_EQ(p.num_splits, 16);
 }
@@ -75,9 +75,7 @@ TEST(AttentionPlan, NoChunkBelowTheMinimumWhenTheContextIsShort) {
 TEST(AttentionPlan, WideGroupsShrinkTheChunkToFitSharedMemory) {
   // 64 q heads on one kv head (70B at TP-8 has 8): q takes 64 x 128 floats,
   // leaving room for 3968 / 64 = 62 -> 32 positions per chunk.
-  const AttentionShape s = shape(1, 64, 1, 128, 131073);
-  const AttentionPlan p = plan_full(s, kH100Sms);
-  expect_valid(s, p);
+  const AttentionPlan p = valid_plan(1, 64, 1, 128, 131073);
   EXPECT_EQ(p.chunk, 32);
   EXPECT_EQ(p.num_splits, 4097);
 }
