@@ -96,9 +96,7 @@ std::unique_ptr<Communicator> make_communicator(const std::string& name, MPI_Com
 }
 
 std::unique_ptr<Communicator> split_into_tp_groups(Communicator& world, int k) {
-  if (k < 1 || k > world.size() || world.size() % k != 0)
-    throw UsageError(fmt::format("--tp: {} does not divide the {} ranks of this launch into groups (valid: {})", k,
-                                 world.size(), fmt::join(tp_degrees_for(world.size()), ",")));
+  require_tp_degree(k, world.size());
   if (k == 1) return make_solo_group(world);  // k = 1 has no collective: nothing to open
   return counted(world.split(tp_group_of(world.rank(), k), world.rank()));
 }
@@ -110,6 +108,13 @@ std::vector<int> tp_degrees_for(int world_size) {
   for (int k = 1; k <= world_size; ++k)
     if (world_size % k == 0) degrees.push_back(k);
   return degrees;
+}
+
+void require_tp_degree(int k, int world_size) {
+  if (k > world_size) throw UsageError(fmt::format("--tp: {} exceeds the {} ranks of this launch", k, world_size));
+  if (k < 1 || world_size % k != 0)
+    throw UsageError(fmt::format("--tp: {} does not divide the {} ranks of this launch (valid: {})", k, world_size,
+                                 fmt::join(tp_degrees_for(world_size), ",")));
 }
 
 }  // namespace tpb

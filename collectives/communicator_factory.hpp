@@ -62,4 +62,9 @@ inline int tp_group_of(int world_rank, int k) { return world_rank / k; }
 // Every k that divides `world_size`, ascending: the TP degrees one launch can study.
 std::vector<int> tp_degrees_for(int world_size);
 
+// The one check of a --tp degree against a launch: UsageError naming k, the
+// ranks and the degrees that would do, when k does not split `world_size`
+// ranks into groups of k.
+void require_tp_degree(int k, int world_size);
+
 }  // namespace tpb

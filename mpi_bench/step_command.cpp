@@ -63,11 +63,7 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
   MemoryPlan memory;
   validate_collectively(MPI_COMM_WORLD, [&] {
     plan = parse_step_cli(o.common);
-    for (int k : plan.grid.tp) {
-      if (world_size % k != 0)
-        throw UsageError(fmt::format("--tp: {} does not divide the {} ranks of this launch (valid: {})", k, world_size,
-                                     fmt::join(tp_degrees_for(world_size), ",")));
-    }
+    for (int k : plan.grid.tp) require_tp_degree(k, world_size);
     options = plan.options;
     options.graph = o.graph;
     options.no_comm = o.no_comm;

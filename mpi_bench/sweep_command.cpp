@@ -139,13 +139,7 @@ SweepPlan parse_plan(const SweepCommandOptions& o, int world_size) {
     throw UsageError(fmt::format("-G/--cudagraph: {} needs {} nccl (CUDA graphs)", o.graph_calls, flag));
 
   plan.tp_degrees = o.tp.empty() ? tp_degrees_for(world_size) : o.tp;
-  for (int k : plan.tp_degrees) {
-    if (k > world_size)
-      throw UsageError(fmt::format("--tp: {} exceeds the {} ranks of this launch", k, world_size));
-    if (world_size % k != 0)
-      throw UsageError(fmt::format("--tp: {} does not divide the {} ranks of this launch (valid: {})", k, world_size,
-                                   fmt::join(tp_degrees_for(world_size), ",")));
-  }
+  for (int k : plan.tp_degrees) require_tp_degree(k, world_size);
   for (const std::string& name : split_names(o.operations)) plan.specs.push_back(&collective_spec_named(name));
 
   // The smallest payload must hold one element per rank (all-gather splits it k ways).

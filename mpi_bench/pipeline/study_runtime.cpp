@@ -75,8 +75,7 @@ StudyRuntime start_study_runtime(const StudyDeclaration& declaration) {
     rt.config = load_model_config(declaration.model_path);
     if (declaration.layers > 0) rt.config = with_layers(rt.config, declaration.layers);
     for (int k : declaration.grid.tp) {
-      if (rt.ranks.size % k != 0)
-        throw UsageError(fmt::format("--tp: {} does not divide the {} ranks of this launch", k, rt.ranks.size));
+      require_tp_degree(k, rt.ranks.size);
       const std::string problem = shard_plan_problem(rt.config, k);
       if (!problem.empty()) throw UsageError(problem);
     }
