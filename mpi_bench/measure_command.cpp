@@ -15,7 +15,7 @@ namespace {
 
 struct MeasureOptions {
   std::string file;  // FILE.h5, calibrated and registered
-  DesignClaimFlags claims;  // --rounds, --time-budget: must equal the sealed design
+  DesignClaimFlags claims;  // each given one must equal the sealed design
 };
 
 int run_measure(const MeasureOptions& options, const Invocation&) {
@@ -47,9 +47,7 @@ void add_measure_command(CLI::App& root, CommandList& commands) {
       "(needs a registration; rounds and budget as sealed)",
       [](CLI::App& app, MeasureOptions& options) {
         app.add_option("FILE", options.file, "Calibrated and registered results file")->required();
-        app.add_option("--rounds", options.claims.rounds, "Refuse unless this equals the registered MIN:MAX rounds");
-        app.add_option("--time-budget", options.claims.time_budget,
-                       "Refuse unless this equals the registered time budget (seconds)");
+        add_design_claim_flags(app, options.claims);
       },
       run_measure);
 }

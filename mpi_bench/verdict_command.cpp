@@ -20,11 +20,7 @@ namespace {
 
 struct VerdictOptions {
   std::string file;
-  std::string kill_switch;  // optional: must equal the registered threshold
-  std::string rounds;       // optional: must equal the registered N
-  std::string time_budget;  // optional: must equal the registered budget
-  std::string seed;         // optional: must equal the registered seed
-  std::string alpha;        // optional: must equal the registered family-wise alpha
+  DesignClaimFlags claims;  // each given one must equal the sealed design
   bool allow_incomplete = false;  // judge a file that fails verify
   std::string campaign_dir;       // --campaign DIR: pool a campaign's launches instead of judging FILE
   double lock_wait_s = kDefaultLockWaitSeconds;
@@ -50,8 +46,7 @@ int run_verdict(const VerdictOptions& options) {
   if (options.file.empty()) throw UsageError("verdict: give FILE or --campaign DIR");
   StudyVerdict results;
   validate_collectively(MPI_COMM_WORLD, [&] {
-    const DesignClaims claims = parse_design_claims(
-        {options.kill_switch, options.rounds, options.time_budget, options.seed, options.alpha});
+    const DesignClaims claims = parse_design_claims(options.claims);
     if (rank != 0) return;
     wait_for_file_lock(options.file, options.lock_wait_s);
     const VerifyResult verified = require_verified_results(options.file, options.allow_incomplete);
@@ -81,14 +76,9 @@ void add_verdict_command(CLI::App& root, CommandList& commands) {
   app->add_option("FILE", options->file, "Measured results file");
   app->add_option("--campaign", options->campaign_dir,
                   "Pool the launches of the campaign in DIR (run --campaign) into DIR/campaign.h5 and DIR/report.md");
-  app->add_option("--kill-switch", options->kill_switch,
-                  "Refuse unless this equals the registered threshold (thresholds are fixed at registration)");
   app->add_flag("--allow-incomplete", options->allow_incomplete,
                 "Judge a file that fails 'mpi_bench verify' (incomplete or inconsistent); it stays complete=0");
-  app->add_option("--rounds", options->rounds, "Refuse unless this equals the registered N rounds");
-  app->add_option("--time-budget", options->time_budget, "Refuse unless this equals the registered time budget");
-  app->add_option("--seed", options->seed, "Refuse unless this equals the registered seed");
-  app->add_option("--alpha", options->alpha, "Refuse unless this equals the registered family-wise alpha");
+  add_design_claim_flags(*app, options->claims);
   add_lock_wait_option(*app, options->lock_wait_s);
   commands.push_back({app, [options](const Invocation&) { return run_verdict(*options); }});
 }

@@ -70,6 +70,15 @@ DesignClaims parse_design_claims(const DesignClaimFlags& flags) {
   return claims;
 }
 
+void add_design_claim_flags(CLI::App& app, DesignClaimFlags& flags) {
+  app.add_option("--kill-switch", flags.kill_switch,
+                 "Refuse unless this equals the registered threshold K in % (fixed at registration)");
+  app.add_option("--rounds", flags.rounds, "Refuse unless this equals the registered N rounds");
+  app.add_option("--time-budget", flags.time_budget, "Refuse unless this equals the registered time budget (seconds)");
+  app.add_option("--seed", flags.seed, "Refuse unless this equals the registered seed");
+  app.add_option("--alpha", flags.alpha, "Refuse unless this equals the registered family-wise alpha");
+}
+
 std::string default_kill_switch_text() { return fmt::format("{:g}", kDefaultKillSwitchPct); }
 
 double parse_kill_switch(const std::string& text) {

@@ -44,6 +44,8 @@ struct DesignClaimFlags {
   std::string kill_switch, rounds, time_budget, seed, alpha;
 };
 DesignClaims parse_design_claims(const DesignClaimFlags& flags);  // UsageError naming a bad value
+// The claim flags, declared once for every command that takes them.
+void add_design_claim_flags(CLI::App& app, DesignClaimFlags& flags);
 
 // --kill-switch PCT as a number; UsageError otherwise.
 double parse_kill_switch(const std::string& text);
