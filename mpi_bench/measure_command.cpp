@@ -27,11 +27,15 @@ int run_measure(const MeasureOptions& options, const Invocation&) {
   validate_collectively(MPI_COMM_WORLD, [&] {
     const DesignClaims claims = parse_design_claims(options.claims);
     if (!runtime.ranks.is_root()) return;
+    {  // Refuse a claim before opening for writing: opening marks the file complete=0.
+      const H5File sealed(options.file, H5Mode::read_only);
+      if (has_prereg(sealed)) {  // else measure_stage refuses it, naming why
+        const std::string difference =
+            design_claims_difference(parse_registration(read_prereg(sealed).text).design, claims);
+        if (!difference.empty()) throw UsageError(difference);
+      }
+    }
     file = std::make_unique<ResultsFile>(options.file);
-    if (!has_prereg(file->h5())) return;  // measure_stage refuses it, naming why
-    const std::string difference =
-        design_claims_difference(parse_registration(read_prereg(file->h5()).text).design, claims);
-    if (!difference.empty()) throw UsageError(difference);
   });
   measure_stage(runtime, file.get());
   complete_results(file, options.file, "measured");

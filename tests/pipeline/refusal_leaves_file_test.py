@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Every refusal by `verify`, `verdict` and `report` leaves the file as it was.
+"""Every refusal by `verify`, `verdict`, `report` and `measure` leaves the file as it was.
 
 A tiny study (`mpi_bench run`, 2 ranks, tiny-llama) is measured once. Then, on
 a fresh copy per case, one sealed artefact is tampered with:
@@ -10,7 +10,9 @@ a fresh copy per case, one sealed artefact is tampered with:
 and each command runs on it. `verdict` and `report` refuse every case; `verify`
 checks the registration's own seal (the first and third cases) and reads the
 chain of custody no further. A command must leave every attribute and dataset
-of the file exactly as it found them, and a refusal exits non-zero.
+of the file exactly as it found them, and a refusal exits non-zero. Last,
+`measure` and `verdict` on an untampered copy refuse a claim (--rounds 6) that
+differs from the sealed design, with exit 2, leaving the file as it was.
 
 Run with Debian's /usr/bin/python3 (h5py):
   refusal_leaves_file_test.py --mpiexec MPIEXEC --mpi-bench MPI_BENCH --configs DIR
@@ -105,9 +107,23 @@ def main():
                 changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
                 if changed:
                     FAILURES.append(f"{what} (exit {result.returncode}) changed {changed[:5]}")
+        # A claim that differs from the sealed design (N = 5 rounds) is refused the same way.
+        for command in (["measure", "--rounds", "6"], ["verdict", "--rounds", "6"]):
+            copy = os.path.join(tmp, f"claim_{command[0]}.h5")
+            shutil.copyfile(original, copy)
+            before = snapshot(copy)
+            cmd = [a.mpiexec, "--oversubscribe", "-n", "2", a.mpi_bench, command[0], copy] + command[1:]
+            result = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+            what = f"claim --rounds 6: {command[0]}"
+            if result.returncode != 2 or "--rounds: 6 differs from the registered 5" not in result.stderr:
+                FAILURES.append(f"{what}: exit {result.returncode}, not the refusal: {result.stderr[-500:]}")
+            after = snapshot(copy)
+            changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+            if changed:
+                FAILURES.append(f"{what} changed {changed[:5]}")
     for failure in FAILURES:
         print("FAILED:", failure)
-    print(f"{len(CASES) * 3 - len(FAILURES)} passed, {len(FAILURES)} failed")
+    print(f"{len(CASES) * 3 + 2 - len(FAILURES)} passed, {len(FAILURES)} failed")
     sys.exit(1 if FAILURES else 0)
 
 
