@@ -3,10 +3,11 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
-#include <type_traits>
 
 #include "collectives/communicator_factory.hpp"
 #include "collectives/mpi_check.hpp"
@@ -33,26 +34,50 @@ std::string read_text_file(const std::string& path) {
   return text.str();
 }
 
-// World rank 0's value to every rank: plain values byte for byte, strings and
-// lists with their length first.
-template <typename T>
-void broadcast(T& value) {
-  static_assert(std::is_trivially_copyable_v<T>);
-  MPI_CHECK(MPI_Bcast(&value, sizeof(T), MPI_BYTE, 0, MPI_COMM_WORLD));
-}
-
+// World rank 0's text to every rank, its length first.
 void broadcast(std::string& text) {
   std::uint64_t length = text.size();
-  broadcast(length);
+  MPI_CHECK(MPI_Bcast(&length, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD));
   text.resize(length);
   MPI_CHECK(MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, 0, MPI_COMM_WORLD));
 }
 
-void broadcast(std::vector<int>& values) {
-  std::uint64_t length = values.size();
-  broadcast(length);
-  values.resize(length);
-  MPI_CHECK(MPI_Bcast(values.data(), static_cast<int>(length), MPI_INT, 0, MPI_COMM_WORLD));
+// What a later stage needs of the declaration, as one JSON text: serialized
+// once by rank 0, sent in one broadcast, read back by every rank.
+nlohmann::json declaration_json(const StudyDeclaration& d) {
+  return {{"model_path", d.model_path},
+          {"tp", d.grid.tp},
+          {"batch", d.grid.batch},
+          {"context", d.grid.context},
+          {"backend", to_string(d.backend)},
+          {"collective", to_string(d.collective)},
+          {"layers", d.layers},
+          {"warmup_iters", d.warmup_iters},
+          {"iters", d.iters},
+          {"sweep_iters", d.sweep_iters},
+          {"bootstrap_seed", d.bootstrap_seed},
+          {"bootstrap_resamples", d.bootstrap_resamples},
+          {"rounds", d.rounds},
+          {"time_budget_s", d.time_budget_s}};
+}
+
+StudyDeclaration declaration_from_json(const nlohmann::json& j) {
+  StudyDeclaration d;
+  d.model_path = j.at("model_path").get<std::string>();
+  d.grid.tp = j.at("tp").get<std::vector<int>>();
+  d.grid.batch = j.at("batch").get<std::vector<int>>();
+  d.grid.context = j.at("context").get<std::vector<int>>();
+  d.backend = parse_backend_kind("study backend", j.at("backend").get<std::string>());
+  d.collective = parse_collective_kind("study collective", j.at("collective").get<std::string>());
+  d.layers = j.at("layers").get<int>();
+  d.warmup_iters = j.at("warmup_iters").get<int>();
+  d.iters = j.at("iters").get<int>();
+  d.sweep_iters = j.at("sweep_iters").get<int>();
+  d.bootstrap_seed = j.at("bootstrap_seed").get<std::uint64_t>();
+  d.bootstrap_resamples = j.at("bootstrap_resamples").get<int>();
+  d.rounds = j.at("rounds").get<int>();
+  d.time_budget_s = j.at("time_budget_s").get<double>();
+  return d;
 }
 
 }  // namespace
@@ -148,21 +173,9 @@ StudyDeclaration broadcast_declaration(const RankContext& ranks, const std::stri
     d.rounds = static_cast<int>(read_integer_attribute(study.id(), "rounds"));
     d.time_budget_s = read_double_attribute(study.id(), "time_budget_s");
   });
-  broadcast(d.model_path);
-  broadcast(d.grid.tp);
-  broadcast(d.grid.batch);
-  broadcast(d.grid.context);
-  broadcast(d.backend);
-  broadcast(d.collective);
-  broadcast(d.layers);
-  broadcast(d.warmup_iters);
-  broadcast(d.iters);
-  broadcast(d.sweep_iters);
-  broadcast(d.bootstrap_seed);
-  broadcast(d.bootstrap_resamples);
-  broadcast(d.rounds);
-  broadcast(d.time_budget_s);
-  return d;
+  std::string text = ranks.is_root() ? declaration_json(d).dump() : std::string();
+  broadcast(text);
+  return declaration_from_json(nlohmann::json::parse(text));
 }
 
 GatheredPoint run_point_everywhere(StudyRuntime& rt, Communicator* group, const StepPoint& point,
