@@ -7,26 +7,22 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "predictor/json_field.hpp"
 
 namespace tpb {
 namespace {
 
 using nlohmann::ordered_json;
 
+// A field of campaign.json, or a UsageError naming it (json_field.hpp).
 template <typename T>
 T field(const ordered_json& object, const char* name) {
-  if (!object.is_object() || !object.contains(name))
-    throw UsageError(fmt::format("campaign.json: missing field '{}'", name));
-  try {
-    return object.at(name).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw UsageError(fmt::format("campaign.json: field '{}' has the wrong type", name));
-  }
+  return json_field<T>(object, name, "campaign.json");
 }
 
 std::string list_text(const std::vector<int>& values) { return fmt::format("{}", fmt::join(values, ",")); }
 
-// Appends "FLAG: launch differs from the sealed sealed" for the first difference.
+// Appends "FLAG: LAUNCH differs from the campaign's sealed SEALED" for the first difference only.
 template <typename T>
 void compare(std::string& out, const char* flag, const T& sealed, const T& launch) {
   if (!out.empty() || sealed == launch) return;
