@@ -34,7 +34,7 @@ std::array<CellTruth, kGridCells> fitted_truth() {
 }
 
 NoiseModel two_level_noise() {
-  // docs/STATISTICS.md, "Two levels" (tests/predictor/noise/fit_two_levels.py):
+  // bench/archive/2026-12-04-verdict-rules-2-to-5 (tests/predictor/noise/fit_two_levels.py):
   // 1.44× apart, a change at 4.8 % of rounds (10 visits each), and at the
   // pause before the measurement in 4 of 10 reruns.
   NoiseModel m = fitted_noise();

@@ -59,7 +59,7 @@ struct NoiseModel {
   // measurement visit: cancels in a paired ratio, moves a sealed forecast.
   double launch_log_sd = 0;
   // Two levels exp(log_step) apart (the host placing the two vCPUs near or
-  // far; docs/STATISTICS.md, "Two levels": 1.44×, a change at 4.8 % of
+  // far; bench/archive/2026-12-04-verdict-rules-2-to-5: 1.44×, a change at 4.8 % of
   // rounds, 4 of 10 at the pause before the measurement). The level changes
   // before a visit with switch_per_visit, so a change can fall inside a
   // round, and at the pause with pause_switch_probability.

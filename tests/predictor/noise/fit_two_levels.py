@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The two levels a quick-start round sits at on a machine whose host moves the two vCPUs between a
-near and a far placement, fitted from reruns of the quick start (docs/STATISTICS.md, "Two levels").
+near and a far placement, fitted from reruns of the quick start (bench/archive/2026-12-04-verdict-rules-2-to-5).
 
   fit_two_levels.py extract STUDY.h5 ...   # -> two_levels.csv beside this script (one line per round)
   fit_two_levels.py fit                    # two_levels.csv -> the figures the simulator's test uses
