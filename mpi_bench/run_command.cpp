@@ -12,8 +12,8 @@
 #include "mpi_bench/commands.hpp"
 #include "mpi_bench/pipeline/ablation_stage.hpp"
 #include "mpi_bench/pipeline/campaign.hpp"
-#include "mpi_bench/pipeline/decision_stage.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
+#include "mpi_bench/pipeline/study_run.hpp"
 #include "mpi_bench/pipeline/study_options.hpp"
 #include "mpi_bench/pipeline/transfer_calibration.hpp"
 #include "mpi_bench/provenance.hpp"
@@ -53,7 +53,7 @@ CampaignLaunch campaign_launch(const RunOptions& options, const StudyDeclaration
   return launch;
 }
 
-int run_study(const RunOptions& options, const Invocation& invocation) {
+int run_command(const RunOptions& options, const Invocation& invocation) {
   StudyDeclaration declaration;
   double kill_switch = 0;
   std::optional<CollectiveKind> ablation;
@@ -96,19 +96,9 @@ int run_study(const RunOptions& options, const Invocation& invocation) {
     file = std::make_unique<ResultsFile>(results_path, options.overwrite, meta);
   });
 
-  calibrate_stage(runtime, file.get());
-  validate_collectively(MPI_COMM_WORLD, [&] {
-    if (!file) return;
-    const PreregRecord record = register_stage(file->h5(), kill_switch, out_dir, options.transfer_from, campaign_sha256);
-    study_progress(runtime, fmt::format("registered at {}, sha256 {}", record.registered_at, record.sha256));
-    if (const std::string plan = planned_rounds_line(record); !plan.empty()) study_progress(runtime, plan);
-  });
-  measure_stage(runtime, file.get());
-  if (ablation) ablation_stage(runtime, file.get(), *ablation, out_dir);
+  const StudyVerdict results =
+      run_study(runtime, file.get(), {kill_switch, out_dir, options.transfer_from, campaign_sha256, ablation});
   if (!file) return 0;
-  const StudyVerdict results = verdict_stage(file->h5(), DesignClaims{});
-  decision_stage(file->h5(), runtime.memory.budget);
-  file->mark_complete();
   file.reset();  // closed before the report reopens it read-only
   // The answer per TP degree comes last, where a reader of the log looks first.
   fmt::print("# results: {}\n# report: {}\n", results_path, write_report(results_path, out_dir));
@@ -140,7 +130,7 @@ void add_run_command(CLI::App& root, CommandList& commands) {
                        "Another model's calibrated study on this machine (A/study.h5): also register the `transfer` "
                        "form, this model's steps priced by A's fitted per-phase costs");
       },
-      run_study);
+      run_command);
 }
 
 }  // namespace tpb

@@ -17,6 +17,7 @@
 #include "common/error.hpp"
 #include "mpi_bench/pipeline/shard_residency.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
+#include "mpi_bench/pipeline/study_run.hpp"
 #include "predictor/sha256.hpp"
 #include "results/custody.hpp"
 #include "results/report.hpp"
@@ -54,7 +55,7 @@ StudyDeclaration tiny_study() {
   return d;
 }
 
-// Collective: calibrate -> register -> measure -> verdict of `d` into DIR/study.h5.
+// Collective: the whole study of `d` into DIR/study.h5, through the run_study that `run` calls.
 void run_whole_study(const StudyDeclaration& d, const std::string& dir, const std::string& command_line) {
   StudyRuntime runtime = start_study_runtime(d);
   std::unique_ptr<ResultsFile> file;
@@ -67,13 +68,7 @@ void run_whole_study(const StudyDeclaration& d, const std::string& dir, const st
                      R"({"rank": 1, "node": "localhost", "device": "cpu"})"};
     file = std::make_unique<ResultsFile>(dir + "/study.h5", true, meta);
   }
-  calibrate_stage(runtime, file.get());
-  if (file) register_stage(file->h5(), 15.0, dir);
-  measure_stage(runtime, file.get());
-  if (file) {
-    verdict_stage(file->h5(), DesignClaims{});
-    file->mark_complete();
-  }
+  run_study(runtime, file.get(), {.kill_switch_pct = 15.0, .out_dir = dir});  // as `run` does
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
