@@ -68,7 +68,10 @@ void run_whole_study(const StudyDeclaration& d, const std::string& dir, const st
                      R"({"rank": 1, "node": "localhost", "device": "cpu"})"};
     file = std::make_unique<ResultsFile>(dir + "/study.h5", true, meta);
   }
-  run_study(runtime, file.get(), {.kill_switch_pct = 15.0, .out_dir = dir});  // as `run` does
+  StudyRunChoices choices;
+  choices.kill_switch_pct = 15.0;
+  choices.out_dir = dir;
+  run_study(runtime, file.get(), choices);  // as `run` does
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
