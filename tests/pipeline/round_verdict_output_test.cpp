@@ -200,7 +200,9 @@ TEST(RoundVerdictFile, ReadsBackWhatItWrote) {
       EXPECT_NEAR(x.median_log, y.median_log, 1e-12);
       EXPECT_EQ(x.mean_ratio_pct, y.mean_ratio_pct);
       EXPECT_EQ(x.falsify.formed, y.falsify.formed);
-      if (x.falsify.formed) EXPECT_NEAR(x.falsify.low, y.falsify.low, 1e-12);
+      if (x.falsify.formed) {
+        EXPECT_NEAR(x.falsify.low, y.falsify.low, 1e-12);
+      }
     }
   }
   ASSERT_TRUE(read.same_node_spread_pct.has_value());
