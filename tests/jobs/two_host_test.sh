@@ -137,7 +137,7 @@ fi
 
 stage "study across ${hostnames[*]}"
 TPB_RUN_ID=study TPB_TP=1,2,4 TPB_MODEL="$src/tp_decoder/configs/tiny-llama.json" TPB_BATCH=1 TPB_CONTEXT=16 \
-  TPB_RUN_ARGS="-n 5 -w 1 --sweep-iters 5" on_first_host "$src/jobs/mpirun/study.sh" "$work/hosts"
+  TPB_RUN_ARGS="-n 5 -w 1 --sweep-iters 5 --rounds 10" on_first_host "$src/jobs/mpirun/study.sh" "$work/hosts"
 check "$work/out/study/study.h5" --complete 1 --nodes 2 --tp-within-nodes 1,2
 
 stage "study-multinode.sbatch on a two-node Slurm over ${hostnames[*]}"
