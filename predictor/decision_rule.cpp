@@ -79,6 +79,33 @@ CellJudgement judge_cell(std::span<const double> log_ratios, const DecisionRule&
   return cell;
 }
 
+CellJudgement judge_absolute_cell(std::span<const double> log_ratios, std::span<const double> round_levels,
+                                  const DecisionRule& rule, int family_cells) {
+  TPB_CHECK(log_ratios.size() == round_levels.size(),
+            fmt::format("{} log-ratios against {} round levels", log_ratios.size(), round_levels.size()));
+  std::vector<double> residual(log_ratios.size());
+  double level_sum = 0.0;
+  for (std::size_t r = 0; r < residual.size(); ++r) {
+    TPB_CHECK(std::isfinite(round_levels[r]), fmt::format("round level {} is not finite", round_levels[r]));
+    residual[r] = log_ratios[r] - round_levels[r];
+    level_sum += round_levels[r];
+  }
+  CellJudgement cell = judge_cell(residual, rule, family_cells);
+  cell.level_log = level_sum / static_cast<double>(residual.size());
+  cell.median_log += cell.level_log;
+  cell.error_pct = std::expm1(cell.median_log) * 100.0;
+  double ratio_sum = 0.0;
+  for (double d : log_ratios) ratio_sum += std::exp(d);
+  cell.mean_ratio_pct = (ratio_sum / static_cast<double>(log_ratios.size()) - 1.0) * 100.0;
+  for (RoundInterval* interval : {&cell.hold, &cell.falsify}) {
+    interval->estimate += cell.level_log;
+    interval->low += cell.level_log;
+    interval->high += cell.level_log;
+  }
+  decide_on_intervals(cell, rule.margin_log());
+  return cell;
+}
+
 void decide_on_intervals(CellJudgement& cell, double delta) {
   cell.reason = InconclusiveReason::none;
   if (cell.falsify.formed && (cell.falsify.low > delta || cell.falsify.high < -delta)) {

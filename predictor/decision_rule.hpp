@@ -65,10 +65,27 @@ struct CellJudgement {
   double mean_ratio_pct = 0;  // (mean over rounds of exp(d) − 1) × 100
   RoundInterval hold;         // 1 − 2α on block medians of d
   RoundInterval falsify;      // 1 − α/m on block medians of d
+  // An absolute form only (judge_absolute_cell): ℓ̄, the launch's mean level
+  // that median_log and both intervals include; 0 for a paired form.
+  double level_log = 0;
 };
 
 // `log_ratios` non-empty and finite; `family_cells` (m) ≥ 1.
 CellJudgement judge_cell(std::span<const double> log_ratios, const DecisionRule& rule, int family_cells);
+
+// A form whose prediction P is fixed for the whole launch (an outside form,
+// `roofline`): judged at this launch's level. d_r = ln(measured / P) carries
+// the machine's slow level, which moves over rounds (AR(1) ρ 0.83 here) and
+// which a paired prediction cancels; block medians of d are then far from
+// independent. `round_levels` holds ℓ_r = ln(A_r / A_0), the cell's
+// t_compute(1) anchor in round r against its calibration value. The rule runs
+// unchanged on e_r = d_r − ℓ_r (d with the round's level taken out), and the
+// estimate and both intervals are shifted by ℓ̄ = mean ℓ_r: the form's error
+// at the level this launch ran at, the level as measured and not estimated.
+// A_0 cancels: the estimate is median(ln(measured_r / A_r)) + mean(ln A_r) − ln P.
+// The mean ratio stays that of d. One value of ℓ per value of d, finite.
+CellJudgement judge_absolute_cell(std::span<const double> log_ratios, std::span<const double> round_levels,
+                                  const DecisionRule& rule, int family_cells);
 
 // The cell's outcome and reason from its two intervals (hold, falsify)
 // against the margin δ: the one decision every interval of the rule feeds.

@@ -135,6 +135,35 @@ TEST_P(JudgeCellAtTheBoundary, GivesTheOutcomeAndReason) {
 INSTANTIATE_TEST_SUITE_P(Cases, JudgeCellAtTheBoundary, testing::ValuesIn(kBoundaryCases),
                          [](const auto& case_info) { return std::string(case_info.param.name); });
 
+TEST(JudgeAbsoluteCell, TheRuleOnTheResidualShiftedByTheLaunchLevel) {
+  // Residual e_r = (r − 8.5) / 100 per block as above; the level climbs
+  // from 0 to 0.158 over the 80 rounds (ℓ_r = r / 500, mean 0.079), and
+  // d_r = e_r + ℓ_r. Judged on e and shifted by ℓ̄: hold [0.044, 0.114],
+  // falsify [0.024, 0.134], estimate 0.079.
+  const std::vector<double> residual = sixteen_blocks([](int i) { return (i - 8.5) / 100; });
+  std::vector<double> level(residual.size()), d(residual.size());
+  for (std::size_t r = 0; r < d.size(); ++r) {
+    level[r] = static_cast<double>(r) / 500;
+    d[r] = residual[r] + level[r];
+  }
+  const CellJudgement cell = judge_absolute_cell(d, level, DecisionRule{}, 4);
+  EXPECT_NEAR(cell.level_log, 0.079, 1e-12);
+  EXPECT_NEAR(cell.median_log, 0.079, 1e-12);
+  EXPECT_NEAR(cell.error_pct, std::expm1(0.079) * 100, 1e-9);
+  EXPECT_NEAR(cell.hold.low, 0.044, 1e-12);
+  EXPECT_NEAR(cell.hold.high, 0.114, 1e-12);
+  EXPECT_NEAR(cell.falsify.low, 0.024, 1e-12);
+  EXPECT_NEAR(cell.falsify.high, 0.134, 1e-12);
+  EXPECT_EQ(cell.outcome, Outcome::holds);  // inside ±ln 1.15 = ±0.1398
+  // The same residual at a level 0.2 higher is beyond the margin at 1 − α/m.
+  for (std::size_t r = 0; r < d.size(); ++r) {
+    level[r] += 0.2;
+    d[r] += 0.2;
+  }
+  EXPECT_EQ(judge_absolute_cell(d, level, DecisionRule{}, 4).outcome, Outcome::falsified);
+  EXPECT_THROW(judge_absolute_cell(d, std::vector<double>(3, 0.0), DecisionRule{}, 4), Error);
+}
+
 TEST(JudgeCell, TheFamilySizeWidensOnlyTheFalsifyInterval) {
   // m = 1: 1 − α = 0.95 on 16 blocks: P(Bin(16, ½) ≤ 3) = 0.0106 ≤ 0.025 <
   // P(≤ 4) = 0.0384, so [v_4, v_13] = shift ± 0.045; m = 4: [v_3, v_14] =

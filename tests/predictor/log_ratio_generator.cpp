@@ -35,6 +35,29 @@ double noise_cdf(const CellNoise& n, double m) {
   return total * step / std::sqrt(2.0 * std::numbers::pi);
 }
 
+// One cell of an absolute form judged at its launch's level: see
+// FamilyCase::at_launch_level.
+CellJudgement draw_at_launch_level(const CellNoise& noise, double truth, double shift, const FamilyCase& c,
+                                   SplitMix64& rng) {
+  CellNoise paired = noise;
+  paired.level_log_sd = 0.0;
+  const std::vector<double> e = draw_noise(paired, 0.0, c.rounds, rng);
+  std::vector<double> level(e.size()), d(e.size());
+  double w = standard_normal(rng), level_sum = 0.0;
+  for (std::size_t r = 0; r < e.size(); ++r) {
+    if (r > 0) w = ar1_step(w, noise.level_lag1, 1.0, rng);
+    level[r] = noise.level_log_sd * w + shift;  // the true level, for now
+    level_sum += level[r];
+  }
+  const double launch_level = level_sum / static_cast<double>(e.size());
+  for (std::size_t r = 0; r < e.size(); ++r) {
+    const double anchor_noise = noise.anchor_log_sd * standard_normal(rng);
+    d[r] = truth + e[r] + level[r] - launch_level + anchor_noise;
+    level[r] += anchor_noise;  // as the anchor reads it
+  }
+  return judge_absolute_cell(d, level, c.rule, kFamilyCells);
+}
+
 }  // namespace
 
 double noise_median(const CellNoise& n) {
@@ -79,8 +102,12 @@ FamilyDraw draw_family(const FamilyCase& c, const std::array<double, kFamilyBatc
       const auto cell = static_cast<std::size_t>(kFamilyBatches * k + b);
       const double truth = c.truth_log[cell] + (c.truth_is_launch_median ? 0.0 : shift);
       out.launch_median_log[cell] = truth;
-      std::vector<double> d = draw_noise(c.noise[static_cast<std::size_t>(b)], medians[static_cast<std::size_t>(b)],
-                                         c.rounds, rng);
+      const CellNoise& noise = c.noise[static_cast<std::size_t>(b)];
+      if (c.at_launch_level) {
+        cells.push_back(draw_at_launch_level(noise, truth, shift, c, rng));
+        continue;
+      }
+      std::vector<double> d = draw_noise(noise, medians[static_cast<std::size_t>(b)], c.rounds, rng);
       for (double& value : d) value += truth;
       cells.push_back(judge_cell(d, c.rule, kFamilyCells));
     }
@@ -91,7 +118,9 @@ FamilyDraw draw_family(const FamilyCase& c, const std::array<double, kFamilyBatc
 
 FamilyRates run_family(const FamilyCase& c, int studies, std::uint64_t seed) {
   if (studies < 1) throw std::invalid_argument("run_family: no studies");
-  const std::array<double, kFamilyBatches> medians{noise_median(c.noise[0]), noise_median(c.noise[1])};
+  const std::array<double, kFamilyBatches> medians =
+      c.at_launch_level ? std::array<double, kFamilyBatches>{}
+                        : std::array<double, kFamilyBatches>{noise_median(c.noise[0]), noise_median(c.noise[1])};
   SplitMix64 rng(seed);
   FamilyRates rates;
   rates.studies = studies;

@@ -26,6 +26,9 @@ struct CellNoise {
   double skew = 0.0;         // λ of g_λ: > 0 gives the right-skewed ratios of the quick start
   double level_log_sd = 0.0; // σ_L: the slow level an absolute prediction carries (0 for paired forms)
   double level_lag1 = 0.0;   // its ρ over rounds
+  // Judged at the launch's level (FamilyCase::at_launch_level): the anchor's
+  // own noise σ_a, i.i.d. over rounds, in its reading ℓ_r of the level.
+  double anchor_log_sd = 0.0;
 };
 
 // The median of the noise's stationary distribution, σ·g_λ(z) + σ_L·w with z,
@@ -61,6 +64,13 @@ struct FamilyCase {
   // launches and each launch adds its shift to it (what one launch cannot
   // tell apart).
   bool truth_is_launch_median = true;
+  // An absolute form judged at its launch's level (judge_absolute_cell):
+  // each round's level ℓ_r = σ_L·w_r + shift + σ_a·a_r is read from an anchor,
+  // d_r = truth + e_r + σ_L·(w_r − mean w), e the paired noise (σ, λ, ρ), and
+  // truth_log is placed at the launch's level as the rule's estimand has it:
+  // the form's error at the mean true level σ_L·mean w + shift. The anchor's
+  // noise is in ℓ and in d alike, so e is what a paired form sees.
+  bool at_launch_level = false;
   int rounds = 80;
   DecisionRule rule;
 };
