@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
@@ -96,7 +98,40 @@ void parse_decision(const ordered_json& d, Registration& r) {
   }
 }
 
+bool same_prediction(const CellPrediction& a, const CellPrediction& b) {
+  const TermShares& x = a.prediction.terms;
+  const TermShares& y = b.prediction.terms;
+  return a.form == b.form && a.k == b.k && a.batch == b.batch && a.context == b.context &&
+         a.prediction.t_step_us == b.prediction.t_step_us && x.compute_us == y.compute_us &&
+         x.collective_us == y.collective_us && x.host_us == y.host_us;
+}
+
+// Each outside form's sealed bytes parsed again (parse_sealed_outside_form),
+// and its predictions checked against its rows.
+void parse_outside_forms(const ordered_json& forms, Registration& r) {
+  for (const auto& sealed : forms) r.outside_forms.push_back(parse_sealed_outside_form(sealed, r.grid));
+  check_distinct_outside_form_names(r.outside_forms);
+  for (const OutsideForm& form : r.outside_forms) {
+    std::vector<CellPrediction> registered;
+    for (const CellPrediction& p : r.predictions)
+      if (p.form == form.name) registered.push_back(p);
+    const std::vector<CellPrediction> sealed = outside_form_predictions(form);
+    if (!std::equal(registered.begin(), registered.end(), sealed.begin(), sealed.end(), same_prediction))
+      throw UsageError(fmt::format("registration: the predictions of outside form '{}' are not the rows of its "
+                                   "sealed bytes ({})",
+                                   form.name, form.source_name));
+  }
+}
+
 }  // namespace
+
+std::vector<CellPrediction> outside_form_predictions(const OutsideForm& form) {
+  std::vector<CellPrediction> predictions;
+  for (const OutsidePrediction& row : form.rows)
+    predictions.push_back({form.name, row.k, row.batch, row.context,
+                           {row.t_step_us, row.terms.value_or(TermShares{row.t_step_us, 0, 0})}});
+  return predictions;
+}
 
 std::vector<ModelForm> registered_forms(const Registration& registration) {
   return registered_forms(registration.transfer.has_value());
@@ -155,6 +190,11 @@ std::string registration_json(const Registration& r) {
       {"decision", decision_json(r)}};
   document["decision_rule"] = rounds_design_json(r.design);
   if (r.transfer) document["transfer"] = transfer_source_json(*r.transfer);
+  if (!r.outside_forms.empty()) {
+    ordered_json outside = ordered_json::array();
+    for (const OutsideForm& form : r.outside_forms) outside.push_back(outside_form_json(form));
+    document["outside_forms"] = outside;
+  }
   if (r.campaign_sha256) document["campaign_sha256"] = *r.campaign_sha256;
   return document.dump(2) + "\n";
 }
@@ -197,6 +237,8 @@ Registration parse_registration(std::string_view json_text) {
   r.design = parse_rounds_design(section(doc, "decision_rule"));
   // Only a study that registered `transfer` carries A's calibration.
   if (doc.contains("transfer")) r.transfer = parse_transfer_source(doc.at("transfer"));
+  // Only a study that registered --form carries outside forms.
+  if (doc.contains("outside_forms")) parse_outside_forms(doc.at("outside_forms"), r);
   // Only a campaign's launch carries its campaign's digest.
   if (doc.contains("campaign_sha256")) r.campaign_sha256 = field<std::string>(doc, "campaign_sha256");
   return r;

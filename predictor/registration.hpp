@@ -11,6 +11,7 @@
 
 #include "predictor/verdict.hpp"
 #include "predictor/model_forms.hpp"
+#include "predictor/outside_form.hpp"
 #include "predictor/study_design.hpp"
 #include "predictor/transfer_source.hpp"
 
@@ -99,6 +100,9 @@ struct Registration {
   std::vector<ModelledDegree> modelled_degrees;
   // `transfer` is registered (register --transfer-from): calibrated on another model.
   std::optional<TransferSource> transfer;
+  // Forms from outside (--form NAME=FILE): their files' bytes, digests and
+  // rows; each row is also in `predictions`, under the form's NAME.
+  std::vector<OutsideForm> outside_forms;
   // A launch of a campaign (run --campaign): the SHA-256 of its sealed
   // campaign.json (campaign_design.hpp), sealed with the predictions.
   std::optional<std::string> campaign_sha256;
@@ -111,9 +115,16 @@ std::vector<ModelForm> registered_forms(const Registration& registration);
 std::vector<CellPrediction> predict_all(const std::vector<CellInputs>& calibration,
                                         const std::vector<ModelForm>& forms = registered_forms(false));
 
+// An outside form's rows as predictions (form = its NAME). Without term
+// columns the form named no split: the whole step is its compute share, and
+// has_terms = false says so to whoever localizes.
+std::vector<CellPrediction> outside_form_predictions(const OutsideForm& form);
+
 // Canonical text (stable key order, 2-space indent): what is hashed and stored.
 std::string registration_json(const Registration& registration);
-// UsageError naming the field when the text is not a registration.
+// UsageError naming the field when the text is not a registration, and
+// naming the outside form whose sealed bytes no longer hash to its sha256 or
+// whose rows or predictions are not those of its bytes.
 Registration parse_registration(std::string_view json_text);
 
 // The prediction for (form, k, b, c); tpb::Error when it was not registered.
