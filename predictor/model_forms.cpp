@@ -27,7 +27,7 @@ constexpr std::array kForms{
 };
 
 constexpr ModelForm kTransfer{"transfer", "t_transfer(k) + n_ar*t_ar_sweep(k, ar_bytes) + n_ag*t_ag_sweep(k, ag_bytes)",
-                              predict_transfer};
+                              predict_transfer, true};
 
 Prediction from_terms(const TermShares& terms) { return {terms.total_us(), terms}; }
 

@@ -58,6 +58,10 @@ struct ModelForm {
   std::string_view name;     // as in reports, HDF5 and predictions.json
   std::string_view formula;  // the equation, for the report and the registration
   Prediction (*predict)(const FormInputs&);
+  // Its prediction is fixed for the launch (nothing it reads is re-measured
+  // per round): judged on the sealed prediction at the launch's level
+  // (judge_absolute_cell), not on the round's anchors.
+  bool absolute = false;
 };
 
 // The forms every study registers, in report order.

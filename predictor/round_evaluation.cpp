@@ -24,9 +24,10 @@ const typename Map::mapped_type& at(const Map& map, const Key& key, const char* 
 }
 
 // Per cell of (form, k) in grid order, its rounds' d = ln(measured /
-// paired prediction) and ln(measured / sealed prediction).
+// prediction in that round), ln(measured / sealed prediction), and for an
+// absolute form the rounds' levels ℓ_r.
 struct CellSeries {
-  std::vector<double> paired, sealed;
+  std::vector<double> d, sealed, levels;
 };
 
 std::vector<CellSeries> form_series(const Registration& r, const ModelForm& form, int k,
@@ -34,17 +35,18 @@ std::vector<CellSeries> form_series(const Registration& r, const ModelForm& form
   std::vector<CellSeries> out;
   for (int b : r.grid.batch)
     for (int c : r.grid.context) {
-      const CellInputs& sealed = find_cell_inputs(r, k, b, c);
+      const DegreeCell cell{k, b, c};
       const double sealed_us = find_prediction(r, form.name, k, b, c).prediction.t_step_us;
       CellSeries series;
       for (const RoundObservation& round : rounds) {
-        const double measured = at(round.step_us, DegreeCell{k, b, c}, "TP-k step");
-        const double paired_us = form.predict(paired_inputs(sealed, round)).t_step_us;
-        TPB_CHECK(measured > 0 && paired_us > 0 && sealed_us > 0,
+        const double measured = at(round.step_us, cell, "TP-k step");
+        const double round_us = round_prediction(r, form, cell, round).t_step_us;
+        TPB_CHECK(measured > 0 && round_us > 0 && sealed_us > 0,
                   fmt::format("{} k={} b={} c={}: measured {} us against predictions {} and {} us", form.name, k, b,
-                              c, measured, paired_us, sealed_us));
-        series.paired.push_back(std::log(measured / paired_us));
+                              c, measured, round_us, sealed_us));
+        series.d.push_back(std::log(measured / round_us));
         series.sealed.push_back(std::log(measured / sealed_us));
+        if (form.absolute) series.levels.push_back(round_level(r, cell, round));
       }
       out.push_back(std::move(series));
     }
@@ -127,6 +129,22 @@ FormInputs paired_inputs(const CellInputs& sealed, const RoundObservation& round
   return in;  // the collective fits stay sealed: the sweeps are not repeated per round
 }
 
+Prediction round_prediction(const Registration& r, const ModelForm& form, const DegreeCell& cell,
+                            const RoundObservation& round) {
+  const auto [k, b, c] = cell;
+  if (form.absolute) return find_prediction(r, form.name, k, b, c).prediction;
+  return form.predict(paired_inputs(find_cell_inputs(r, k, b, c), round));
+}
+
+double round_level(const Registration& r, const DegreeCell& cell, const RoundObservation& round) {
+  const auto [k, b, c] = cell;
+  const double sealed_us = find_cell_inputs(r, k, b, c).inputs.t_compute1_us;
+  const double round_us = group_max(at(round.compute1_rank_us, GridCell{b, c}, "TP-1 --no-comm anchor"), k);
+  TPB_CHECK(sealed_us > 0 && round_us > 0,
+            fmt::format("k={} b={} c={}: t_compute(1) {} us sealed, {} us in a round", k, b, c, sealed_us, round_us));
+  return std::log(round_us / sealed_us);
+}
+
 int form_family_cells(const Grid& grid) {
   return static_cast<int>(grid.tp.size() * grid.batch.size() * grid.context.size());
 }
@@ -161,7 +179,8 @@ RoundsEvaluation evaluate_rounds(const Registration& r, const std::vector<RoundO
       }
       std::vector<CellJudgement> cells;
       for (const CellSeries& series : form_series(r, form, k, rounds)) {
-        cells.push_back(judge_cell(series.paired, out.rule, out.family_cells));
+        cells.push_back(form.absolute ? judge_absolute_cell(series.d, series.levels, out.rule, out.family_cells)
+                                      : judge_cell(series.d, out.rule, out.family_cells));
         verdict.sealed_error_pct.push_back(std::expm1(median(series.sealed)) * 100.0);
       }
       verdict.judged = judge_form_at_k(std::move(cells), out.aa.holds);

@@ -7,7 +7,9 @@
 // (kAnchorConvention), and judged on d = ln(measured / that prediction).
 // The A/A runs on every rank and gates; every other control is reported.
 // Pure function of plain data, so the verdict stage and the tests compute
-// the same thing.
+// the same thing. A form whose prediction is fixed for the launch
+// (ModelForm::absolute) is judged on its sealed prediction at the launch's
+// level instead (judge_absolute_cell).
 #include <map>
 #include <optional>
 #include <string>
@@ -50,6 +52,15 @@ double group_max(const std::vector<double>& per_rank, int k);
 // The sealed cell's inputs with this round's anchors in place, each the
 // slowest of the group's ranks. tpb::Error when the round lacks one.
 FormInputs paired_inputs(const CellInputs& sealed, const RoundObservation& round);
+
+// What `form` predicts for cell (k, b, c) in `round`: on the round's anchors,
+// or for an absolute form the sealed prediction.
+Prediction round_prediction(const Registration& r, const ModelForm& form, const DegreeCell& cell,
+                            const RoundObservation& round);
+
+// ℓ_r of cell (k, b, c): ln(the round's t_compute(1) anchor, the slowest of
+// the group's ranks / the sealed one). The level an absolute form is judged at.
+double round_level(const Registration& r, const DegreeCell& cell, const RoundObservation& round);
 
 // m: a form's cells over every k (its family).
 int form_family_cells(const Grid& grid);

@@ -32,7 +32,7 @@ std::optional<Localization> localize_rounds(const Registration& r, const ModelFo
         if (nocomm == round.nocomm_rank_us.end() || waits == round.rank_collective_us.end() ||
             waits->second.size() < 2)
           return std::nullopt;
-        const Prediction p = form.predict(paired_inputs(find_cell_inputs(r, k, b, c), round));
+        const Prediction p = round_prediction(r, form, cell, round);
         compute.measured.push_back(group_max(nocomm->second, k));
         compute.predicted.push_back(p.terms.compute_us);
         collective.measured.push_back(*std::min_element(waits->second.begin(), waits->second.end()));

@@ -43,18 +43,16 @@ CellJudgement draw_at_launch_level(const CellNoise& noise, double truth, double 
   paired.level_log_sd = 0.0;
   const std::vector<double> e = draw_noise(paired, 0.0, c.rounds, rng);
   std::vector<double> level(e.size()), d(e.size());
-  double w = standard_normal(rng), level_sum = 0.0;
+  double w = standard_normal(rng), true_sum = 0.0, measured_sum = 0.0;
   for (std::size_t r = 0; r < e.size(); ++r) {
     if (r > 0) w = ar1_step(w, noise.level_lag1, 1.0, rng);
-    level[r] = noise.level_log_sd * w + shift;  // the true level, for now
-    level_sum += level[r];
+    const double true_level = noise.level_log_sd * w + shift;
+    level[r] = true_level + noise.anchor_log_sd * standard_normal(rng);  // as the anchor reads it
+    true_sum += true_level;
+    measured_sum += level[r];
   }
-  const double launch_level = level_sum / static_cast<double>(e.size());
-  for (std::size_t r = 0; r < e.size(); ++r) {
-    const double anchor_noise = noise.anchor_log_sd * standard_normal(rng);
-    d[r] = truth + e[r] + level[r] - launch_level + anchor_noise;
-    level[r] += anchor_noise;  // as the anchor reads it
-  }
+  const double launch_level = (c.truth_at_true_level ? true_sum : measured_sum) / static_cast<double>(e.size());
+  for (std::size_t r = 0; r < e.size(); ++r) d[r] = truth + e[r] + level[r] - launch_level;
   return judge_absolute_cell(d, level, c.rule, kFamilyCells);
 }
 

@@ -65,12 +65,16 @@ struct FamilyCase {
   // tell apart).
   bool truth_is_launch_median = true;
   // An absolute form judged at its launch's level (judge_absolute_cell):
-  // each round's level ℓ_r = σ_L·w_r + shift + σ_a·a_r is read from an anchor,
-  // d_r = truth + e_r + σ_L·(w_r − mean w), e the paired noise (σ, λ, ρ), and
-  // truth_log is placed at the launch's level as the rule's estimand has it:
-  // the form's error at the mean true level σ_L·mean w + shift. The anchor's
-  // noise is in ℓ and in d alike, so e is what a paired form sees.
+  // each round's level ℓ_r = σ_L·w_r + shift + σ_a·a_r is read from an
+  // anchor, and d_r = truth + e_r + (ℓ_r − ℓ̄), e the paired noise (σ, λ, ρ),
+  // so truth_log is the form's error at the level as the anchor measured it
+  // (the rule's estimand). The anchor's noise is in ℓ and in d alike, so e
+  // is what a paired form sees.
   bool at_launch_level = false;
+  // With at_launch_level: truth_log is instead the error at the true level
+  // σ_L·mean w + shift, which the measured ℓ̄ misses by σ_a·mean a: what the
+  // anchor's own noise costs the rule (a stated limit, not a bound it keeps).
+  bool truth_at_true_level = false;
   int rounds = 80;
   DecisionRule rule;
 };

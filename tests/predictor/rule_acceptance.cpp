@@ -30,6 +30,8 @@ struct NoiseCase {
   std::string name;
   std::array<CellNoise, 2> noise;
   LaunchEffect launch;
+  bool at_launch_level = false;      // an absolute form: FamilyCase::at_launch_level
+  bool truth_at_true_level = false;  // FamilyCase::truth_at_true_level
 };
 
 // The paired ratio's noise: the quick start's spreads per round (14 % at
@@ -46,22 +48,27 @@ std::vector<NoiseCase> paired_noise_cases() {
   };
 }
 
-// Absolute predictions (fixed for the launch): the paired noise plus the
-// machine's slow level that pairing cancels, at the fitted common part
-// (fitted_noise: 14.4 %, AR(1) 0.83 over rounds), and at a fast level.
+// Absolute predictions (fixed for the launch), judged at the launch's level
+// (judge_absolute_cell): the paired noise, the machine's slow level that
+// pairing cancels at the fitted common part (fitted_noise: 14.4 %, AR(1) 0.83
+// over rounds) or at a fast one, read by an anchor with its own noise σ_a;
+// the truth at the level as measured (the rule's estimand), then at the true
+// level (what σ_a costs).
 std::vector<NoiseCase> absolute_noise_cases() {
-  const CellNoise fitted1{.log_sd = 0.14, .lag1 = 0.25, .skew = 0.5, .level_log_sd = 0.1441, .level_lag1 = 0.83};
-  const CellNoise fitted4{.log_sd = 0.07, .lag1 = 0.25, .skew = 0.5, .level_log_sd = 0.1441, .level_lag1 = 0.83};
-  CellNoise fast1 = fitted1, fast4 = fitted4;
-  fast1.level_lag1 = fast4.level_lag1 = 0.25;
-  return {
-      {"absolute, fitted level (14.4 %, ρ 0.83), launch N(0, 5 %)", {fitted1, fitted4},
-       {LaunchEffect::Kind::normal, 0.05, 0}},
-      {"absolute, fitted level, launch two-level 1.44×", {fitted1, fitted4},
-       {LaunchEffect::Kind::two_level, 0, std::log(1.44)}},
-      {"absolute, level 14.4 % at ρ 0.25, launch two-level 1.44×", {fast1, fast4},
-       {LaunchEffect::Kind::two_level, 0, std::log(1.44)}},
-  };
+  std::vector<NoiseCase> out;
+  for (const double anchor : {0.02, 0.05, 0.10})
+    for (const double lag1 : {0.83, 0.25})
+      for (const bool true_level : {false, true}) {
+        const CellNoise b1{.log_sd = 0.14, .lag1 = 0.25, .skew = 0.5, .level_log_sd = 0.1441, .level_lag1 = lag1,
+                           .anchor_log_sd = anchor};
+        CellNoise b4 = b1;
+        b4.log_sd = 0.07;
+        char name[160];
+        std::snprintf(name, sizeof name, "level 14.4 %% ρ %.2f, anchor σ_a %.0f %%, launch N(0, 5 %%), truth at the %s level",
+                      lag1, anchor * 100, true_level ? "true" : "measured");
+        out.push_back({name, {b1, b4}, {LaunchEffect::Kind::normal, 0.05, 0}, true, true_level});
+      }
+  return out;
 }
 
 std::string pct(double p) {
@@ -76,7 +83,8 @@ void row(const std::string& noise, const std::string& cells, double rate, const 
 }
 
 FamilyCase family(const NoiseCase& n, std::array<double, 4> truth_log) {
-  return {.truth_log = truth_log, .noise = n.noise, .launch = n.launch, .rounds = kRounds, .rule = {}};
+  return {.truth_log = truth_log, .noise = n.noise, .launch = n.launch, .at_launch_level = n.at_launch_level,
+          .truth_at_true_level = n.truth_at_true_level, .rounds = kRounds, .rule = {}};
 }
 
 void boundary_tables(const std::vector<NoiseCase>& noises, int studies, const char* title) {
@@ -155,19 +163,24 @@ double paired_log_sd(const tpb::sim::SimulatedStudy& study, std::size_t c) {
   return 1.4826 * tpb::median(d);
 }
 
-// `ideal` at k = 2 judged as an absolute form would be: on its sealed
-// prediction, fixed for the launch (the calibration's anchors), not
-// re-anchored per round. Its truth is not set exactly here (the launch's
-// level moves it); the cell-level generator measures the boundary rates.
+// `ideal` at k = 2 judged as an absolute form is: on its sealed prediction,
+// fixed for the launch (the calibration's anchors), at the launch's level
+// (judge_absolute_cell on the rounds' t_compute(1) anchors). Its truth is not
+// set exactly here; the cell-level generator measures the boundary rates.
 bool sealed_ideal_holds(const tpb::sim::SimulatedStudy& study, bool aa_holds) {
+  tpb::ModelForm absolute_ideal = tpb::find_model_form("ideal");
+  absolute_ideal.absolute = true;
   std::vector<tpb::CellJudgement> cells;
   for (int b : tpb::sim::kBatches) {
-    const double sealed = tpb::find_prediction(study.registration, "ideal", 2, b, tpb::sim::kContext).prediction.t_step_us;
-    std::vector<double> d;
-    for (const tpb::RoundObservation& round : study.rounds)
-      d.push_back(std::log(round.step_us.at({2, b, tpb::sim::kContext}) / sealed));
-    cells.push_back(tpb::judge_cell(d, study.registration.design.rule,
-                                    tpb::form_family_cells(study.registration.grid)));
+    const tpb::DegreeCell cell{2, b, tpb::sim::kContext};
+    std::vector<double> d, levels;
+    for (const tpb::RoundObservation& round : study.rounds) {
+      d.push_back(std::log(round.step_us.at(cell) /
+                           tpb::round_prediction(study.registration, absolute_ideal, cell, round).t_step_us));
+      levels.push_back(tpb::round_level(study.registration, cell, round));
+    }
+    cells.push_back(tpb::judge_absolute_cell(d, levels, study.registration.design.rule,
+                                             tpb::form_family_cells(study.registration.grid)));
   }
   return tpb::judge_form_at_k(std::move(cells), aa_holds).outcome == tpb::Outcome::holds;
 }
@@ -205,7 +218,7 @@ void quick_start_table(int studies) {
   std::printf("\n### The quick start at a true error of 0 (study-level simulator, evaluate_rounds)\n\n");
   std::printf("P(the A/A on every rank and `ideal` k = 2 all HOLD); anchors the group max; bound ≥ 90 %%.\n\n");
   std::printf("| noise | N | P(all HOLD) | MC SE | P(A/A holds) | P(`no_speedup` k=2 FALSIFIED) | "
-              "paired d, robust SD b=1, b=4 | P(`ideal` k=2 HOLDS on its sealed prediction) |\n"
+              "paired d, robust SD b=1, b=4 | P(`ideal` k=2 HOLDS on its sealed prediction, at the launch's level) |\n"
               "|---|---|---|---|---|---|---|---|\n");
   for (const StudyCase& c : cases)
     for (int n : {40, 60, 80, 100}) {
@@ -236,9 +249,15 @@ void quick_start_table(int studies) {
 
 int main(int argc, char** argv) {
   const int studies = argc > 1 ? std::atoi(argv[1]) : 2000;
-  if (studies < 1) {
-    std::fprintf(stderr, "usage: rule_acceptance [studies per case, default 2000]\n");
+  const std::string section = argc > 2 ? argv[2] : "all";
+  if (studies < 1 || (section != "all" && section != "absolute")) {
+    std::fprintf(stderr, "usage: rule_acceptance [studies per case, default 2000] [all|absolute]\n");
     return 2;
+  }
+  if (section == "absolute") {
+    boundary_tables(absolute_noise_cases(), studies, "Absolute forms");
+    quick_start_table(studies);
+    return 0;
   }
   std::printf("## Rule version 6 acceptance: %d studies per case, α = 0.05, K = 15 %%, blocks of 5, m = 4\n",
               studies);
