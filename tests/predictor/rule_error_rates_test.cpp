@@ -65,9 +65,10 @@ NoiseCase absolute_case(const char* name, double level_lag1, bool truth_at_true_
 const NoiseCase kAbsoluteFastLevel = absolute_case("absolute_fast_level", 0.25);
 const NoiseCase kAbsoluteFittedLevel = absolute_case("absolute_fitted_level", 0.83);
 // The same judged against the true level, which the anchor reads with its
-// own noise: the interval does not carry σ_a/√N (0.56 % here), so HOLDS at
-// (0, −K) ran at 6.60 % against 5 % + 1.46 (2000 launches; 5.35 % at the fast
-// level). A stated limit of the rule, not a bound it keeps.
+// own noise: the interval does not carry σ_a/√N (0.56 % here). At σ_a = 5 %
+// HOLDS at (0, −K) ran at 5.05–5.70 % and FALSIFIED at 1.25 %; at 10 %, 9.8 %
+// and 2.8 % (bench/archive/2026-12-05-absolute-forms). A stated limit of the
+// rule, not a bound it keeps.
 const NoiseCase kAbsoluteFittedTrueLevel = absolute_case("absolute_fitted_true_level", 0.83, true);
 
 FamilyCase family(const NoiseCase& n, std::array<double, kFamilyCells> truth_log) {
