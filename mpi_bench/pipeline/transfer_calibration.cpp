@@ -95,8 +95,11 @@ template <class Price>
 TransferCell::Experts modelled_experts(const ModelConfig& config, int batch, const std::vector<int>& recorded,
                                        const Price& price) {
   const double modelled = modelled_distinct_experts(config.moe, batch);
-  const int below = static_cast<int>(std::floor(modelled));
-  const int above = std::min(below + 1, config.moe.num_experts);
+  // Priced only at counts a step can touch: one sequence's top-k at least,
+  // every sequence's (or every expert) at most.
+  const int most = std::min(config.moe.num_experts, batch * config.moe.experts_per_token);
+  const int below = std::clamp(static_cast<int>(std::floor(modelled)), config.moe.experts_per_token, most);
+  const int above = std::min(below + 1, most);
   const double low_us = summed_us(price(std::vector<int>(recorded.size(), below)));
   const double high_us = summed_us(price(std::vector<int>(recorded.size(), above)));
   double recorded_sum = 0;
