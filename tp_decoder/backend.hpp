@@ -125,6 +125,10 @@ class Backend {
   // all-gather leaves them: (shards * b, vocab_shard), shard s holding vocab
   // rows [s * vocab_shard, (s + 1) * vocab_shard). Ties: lowest vocab index.
   virtual void argmax(Tensor& tokens, const Tensor& logits, int shards) = 0;
+  // Flops the step computes on the host between operations (a sparse
+  // layer's routing), counted as phase_ledger.hpp counts: only the counting
+  // backend (counting_backend.hpp) keeps them.
+  virtual void host_flops(std::int64_t flops) { (void)flops; }
 
   // --- timing and ordering ------------------------------------------------------
   virtual EventHandle create_event() = 0;

@@ -103,6 +103,8 @@ class StepTimeline {
   void mark(Phase phase);
   // After the step has completed: microseconds per phase, summed over layers.
   std::array<double, kPhaseCount> phase_us();
+  // The phase of each interval of the last step marked, in order.
+  const std::vector<Phase>& phases() const { return phases_; }
 
  private:
   Backend& backend_;

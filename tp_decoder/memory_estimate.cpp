@@ -5,54 +5,18 @@
 #include "collectives/communicator_factory.hpp"
 #include "collectives/oneshot_footprint.hpp"
 #include "common/error.hpp"
+#include "tp_decoder/counting_backend.hpp"     // step_footprint
 #include "tp_decoder/cuda/attention_plan.hpp"  // kMinAttentionChunk
 #include "tp_decoder/cuda/cuda_backend.hpp"    // kCublasWorkspaceBytes
 #include "tp_decoder/shard_plan.hpp"
-#include "tp_decoder/weights.hpp"
 
 namespace tpb {
 namespace {
 
 std::int64_t bytes_of(ElementType type) { return static_cast<std::int64_t>(element_size(type)); }
 
-// RoPE inverse frequencies, (1, head_dim/2) f32, built with the weights.
-std::int64_t rope_table_bytes(const ShardPlan& plan) { return std::int64_t{plan.head_dim} / 2 * 4; }
-
-// MoeState (decode_step.hpp) per sequence: the router logits and the shared
-// gate's (logits type), the routing weight table and the shared gate's row
-// (f32 tables), one expert's gate|up, activation and output, the shared
-// expert's gate|up and activation, and the two host copies of a row of
-// router logits or weights (f32). 0 for a dense model.
-std::int64_t moe_bytes_per_sequence(const ModelConfig& config, const ShardPlan& plan, const MemoryTypes& types) {
-  if (!config.is_moe()) return 0;
-  const std::int64_t experts = config.moe.num_experts;
-  const std::int64_t shared = plan.shared_intermediate > 0 ? 1 : 0;
-  const std::int64_t activations =
-      3LL * plan.expert_intermediate + plan.hidden + 3LL * plan.shared_intermediate;
-  return (experts + shared) * bytes_of(types.logits) + (experts + shared) * 4 +
-         activations * bytes_of(types.activation) + 2 * experts * 4;
-}
-
-// DecodeState (decode_step.hpp) per sequence: two token ids, the residual,
-// its norm and the partial sum (hidden each), QKV, the attention output,
-// gate|up and the activated MLP (dense models), this rank's logits and every
-// rank's, and a sparse layer's buffers.
-std::int64_t activation_bytes_per_sequence(const ModelConfig& config, const ShardPlan& plan, const MemoryTypes& types) {
-  const std::int64_t hd = plan.head_dim;
-  const std::int64_t elements = 3LL * plan.hidden + (plan.q_heads + 2LL * plan.kv_heads) * hd + plan.q_heads * hd +
-                                3LL * plan.intermediate;
-  const std::int64_t logits = std::int64_t{plan.vocab} * (1 + plan.tp);  // logits, then logits_all (k × vocab/k)
-  return 2 * bytes_of(ElementType::i32) + elements * bytes_of(types.activation) + logits * bytes_of(types.logits) +
-         moe_bytes_per_sequence(config, plan, types);
-}
-
 // One sequence's logits over the whole vocabulary, copied to the host as f32.
 std::int64_t host_logits_bytes(const ShardPlan& plan) { return std::int64_t{plan.vocab} * plan.tp * 4; }
-
-// K and V of every layer for this rank's KV heads.
-std::int64_t kv_bytes_per_sequence_token(const ModelConfig& config, const ShardPlan& plan, const MemoryTypes& types) {
-  return 2LL * config.num_layers * plan.kv_heads * plan.head_dim * bytes_of(types.kv_cache);
-}
 
 // NCCL's buffers per communicator: NCCL_BUFFSIZE (4 MiB, the Simple
 // protocol) plus LL128 (~4.6 MiB) and LL (256 KiB) buffers, for the previous
@@ -100,9 +64,10 @@ void add(MemoryTerm& into, const MemoryTerm& term) {
 MemoryTerms plan_terms(const ModelConfig& config, const ShardPlan& plan, const MemorySetup& setup) {
   const MemoryTypes& types = setup.types;
   MemoryTerms t;
-  t.weights.fixed = weight_bytes_resident(config, plan, types.weight) + rope_table_bytes(plan);
-  t.kv_cache.per_sequence_token = kv_bytes_per_sequence_token(config, plan, types);
-  t.activations.per_sequence = activation_bytes_per_sequence(config, plan, types);
+  const StepFootprint footprint = step_footprint(config, plan, types);
+  t.weights.fixed = footprint.weights;
+  t.kv_cache.per_sequence_token = footprint.kv_per_sequence_token;
+  t.activations.per_sequence = footprint.state_per_sequence;
   if (setup.backend == BackendKind::cpu) {
     // Attention scores, (b × q_heads, c + 1) f32, and the RoPE cos|sin row.
     t.workspaces.per_sequence_token = std::int64_t{plan.q_heads} * 4;

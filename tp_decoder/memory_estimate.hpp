@@ -1,6 +1,9 @@
 #pragma once
 // How many bytes one rank of a TP-k decode step holds at its peak, from the
-// model config and the shard plan alone, before anything is allocated. The
+// model config and the shard plan alone, before anything is allocated: the
+// weights, KV cache and activations as the step's own code builds them on the
+// counting backend (step_footprint, counting_backend.hpp), the rest from the
+// owners of what no step allocation shows. The
 // one estimator behind both the pre-allocation check of step/replay/run and
 // the KV capacity answer of `mpi_bench kv` (mpi_bench/memory_ledger.hpp turns
 // these terms into the ledger's), so the tool never recommends a batch that

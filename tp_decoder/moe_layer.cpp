@@ -43,6 +43,7 @@ void sparse_mlp(Backend& backend, const ModelConfig& config, const LayerWeights&
   backend.download(*m.router_logits, m.host_logits.data());
   LayerRouting& routing = m.routing[static_cast<std::size_t>(layer)];
   routing = route_tokens(config.moe, m.host_logits.data(), batch);
+  backend.host_flops(routing_flops(config.moe, batch));
   std::fill(m.host_weights.begin(), m.host_weights.end(), 0.0f);
   for (int b = 0; b < batch; ++b)
     for (int slot = 0; slot < routing.experts_per_token; ++slot) {
@@ -74,6 +75,7 @@ void sparse_mlp(Backend& backend, const ModelConfig& config, const LayerWeights&
     float& gate = m.host_logits[static_cast<std::size_t>(b)];
     gate = 1.0f / (1.0f + std::exp(-gate));
   }
+  backend.host_flops(3 * std::int64_t{batch});  // an exp, an add and a divide each
   backend.upload(*m.shared_weight, m.host_logits.data());
   done(Phase::shared_gate);
   backend.matmul(*m.shared_gate_up, *s.xn, *l.shared_expert.w_gate_up, nullptr);    done(Phase::gate_up);

@@ -56,6 +56,12 @@ LayerRouting route_tokens(const MoeConfig& moe, const float* router_logits, int 
   return r;
 }
 
+std::int64_t routing_flops(const MoeConfig& moe, int batch) {
+  const std::int64_t experts = moe.num_experts;
+  const std::int64_t top = moe.experts_per_token;
+  return batch * (5 * experts + top * experts + (moe.norm_topk_prob ? 2 * top : 0));
+}
+
 double modelled_distinct_experts(const MoeConfig& moe, int batch) {
   const double experts = moe.num_experts;
   return experts * (1.0 - std::pow(1.0 - moe.experts_per_token / experts, batch));

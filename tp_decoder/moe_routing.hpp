@@ -34,6 +34,12 @@ struct LayerRouting {
 // Routes `batch` rows of `num_experts` router logits (row-major).
 LayerRouting route_tokens(const MoeConfig& moe, const float* router_logits, int batch);
 
+// Flops route_tokens computes for `batch` sequences: per sequence the
+// softmax (a max comparison, a subtraction, an exp, a sum and a divide per
+// expert), top-k by selection (experts_per_token × experts comparisons) and,
+// with norm_topk_prob, the kept weights summed and divided (2 per kept).
+std::int64_t routing_flops(const MoeConfig& moe, int batch);
+
 // The distinct experts a layer's routing touches, ascending.
 std::vector<int> experts_touched(const LayerRouting& routing);
 

@@ -1,12 +1,14 @@
 #pragma once
 // What one rank of a TP-k decode step moves and computes, phase by phase: the
 // ledger a per-phase cost fit reads its explanatory variables from. Exact
-// functions of the config, the point (k, b, c) and the storage types, counted
-// from what decode_step (decode_step.cpp) issues on the shard plan of rank 0
+// functions of the config, the point (k, b, c) and the storage types, not
+// written out but counted: rank 0's weights and decode state are built on the
+// counting backend (counting_backend.hpp) and decode_step runs on it once
 // (every rank's shard has the same shape). A mixture-of-experts step depends
 // on its routing too: it reads the experts it routes to, given per layer.
 //
-// Conventions, so that two phases' figures mean the same thing:
+// Conventions, which each of the counting backend's operations counts by, so
+// that two phases' figures mean the same thing:
 // - Bytes are the operands' bytes touched once: every input element read once,
 //   every output element written once, whatever a backend's caches re-read
 //   (attention's query heads of one GQA group read their KV head once here).
@@ -37,6 +39,14 @@ struct PhaseCost {
   std::int64_t bytes_written = 0;
   std::int64_t flops = 0;
   std::int64_t weight_bytes_read = 0;   // the part of bytes_read that is weights (TensorRole::weight)
+  PhaseCost& operator+=(const PhaseCost& other) {
+    intervals += other.intervals;
+    bytes_read += other.bytes_read;
+    bytes_written += other.bytes_written;
+    flops += other.flops;
+    weight_bytes_read += other.weight_bytes_read;
+    return *this;
+  }
 };
 
 // The step's collectives as the model forms name them (ARCHITECTURE.md).
@@ -74,7 +84,8 @@ struct PhaseLedger {
 // and argmax scores this rank's vocabulary shard only. UsageError when `tp` does not fit the model (shard_plan_problem).
 // `experts_touched`: for a mixture-of-experts model, the distinct experts
 // each layer routes to (StepTerms::experts_touched, one count per layer);
-// ignored for a dense model.
+// UsageError for a count `batch` sequences cannot touch (below top-k, above
+// batch × top-k or the experts). Ignored for a dense model.
 PhaseLedger phase_ledger(const ModelConfig& config, int tp, int batch, int context, const MemoryTypes& types,
                          bool collectives = true, const std::vector<int>& experts_touched = {});
 

@@ -11,6 +11,7 @@
 
 #include "common/error.hpp"
 #include "tp_decoder/moe_routing.hpp"
+#include "tp_decoder/phase_ledger.hpp"
 
 namespace tpb {
 
@@ -254,7 +255,6 @@ StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfi
   terms.activation_type = state.partial->type;
   terms.ar_bytes = static_cast<std::int64_t>(state.partial->bytes());
   terms.n_ar = comm ? 2LL * config.num_layers : 0;
-  terms.weight_bytes_per_step = weight_bytes_per_step(config, plan, terms.weight_type, point.batch);
   terms.device = backend.device_description();
   if (options.check) terms.check = check_step(backend, comm, config, point, options, weights, state);
 
@@ -314,14 +314,17 @@ StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfi
     }
   }
   require_finite_logits(backend, comm, config, weights, state);
-  if (config.is_moe()) {
-    std::int64_t experts_read = 0;
-    for (const LayerRouting& layer : state.moe.routing) {
-      terms.experts_touched.push_back(experts_touched(layer));
-      experts_read += static_cast<std::int64_t>(terms.experts_touched.back().size());
-    }
-    terms.weight_bytes_per_step = weight_bytes_per_step(config, plan, terms.weight_type, point.batch, experts_read);
+  // The weights the step read: its ledger, given the experts it routed to.
+  std::vector<int> touched_per_layer;
+  for (const LayerRouting& layer : state.moe.routing) {
+    terms.experts_touched.push_back(experts_touched(layer));
+    touched_per_layer.push_back(static_cast<int>(terms.experts_touched.back().size()));
   }
+  const MemoryTypes types{terms.weight_type, backend.storage_type(TensorRole::kv_cache), terms.activation_type,
+                          backend.storage_type(TensorRole::logits)};
+  terms.weight_bytes_per_step =
+      phase_ledger(config, point.tp, point.batch, point.context, types, comm != nullptr, touched_per_layer)
+          .weight_bytes_per_step;
   return terms;
 }
 

@@ -126,47 +126,4 @@ DecoderWeights build_decoder_weights(Backend& backend, const ModelConfig& config
   return w;
 }
 
-namespace {
-
-std::int64_t elements(const ShardPlan& plan, TensorKind kind) {
-  const TensorSlice& s = plan.slice(kind);
-  return s.rows * s.cols;
-}
-
-// A layer's elements read by every step: all but the routed experts (the
-// dense MLP's tensors are empty in a MoE model, the MoE ones in a dense model).
-std::int64_t layer_elements(const ModelConfig& config, const ShardPlan& plan) {
-  std::int64_t n = 0;
-  for (TensorKind kind : {TensorKind::attn_norm, TensorKind::wq, TensorKind::wk, TensorKind::wv, TensorKind::wo,
-                          TensorKind::ffn_norm, TensorKind::w_gate, TensorKind::w_up, TensorKind::w_down,
-                          TensorKind::router, TensorKind::shared_gate_proj, TensorKind::shared_up_proj,
-                          TensorKind::shared_down_proj, TensorKind::shared_expert_gate})
-    n += elements(plan, kind);
-  if (config.qkv_bias)
-    for (TensorKind kind : {TensorKind::bq, TensorKind::bk, TensorKind::bv}) n += elements(plan, kind);
-  return n;
-}
-
-}  // namespace
-
-std::int64_t expert_shard_elements(const ShardPlan& plan) {
-  return 3 * std::int64_t{plan.expert_intermediate} * plan.hidden;
-}
-
-std::int64_t weight_bytes_per_step(const ModelConfig& config, const ShardPlan& plan, ElementType weight_type,
-                                   int batch, std::int64_t experts_read) {
-  const std::int64_t n = config.num_layers * layer_elements(config, plan) + experts_read * expert_shard_elements(plan) +
-                         elements(plan, TensorKind::final_norm) + elements(plan, TensorKind::lm_head) +
-                         std::int64_t{batch} * config.hidden_size;
-  return n * static_cast<std::int64_t>(element_size(weight_type));
-}
-
-std::int64_t weight_bytes_resident(const ModelConfig& config, const ShardPlan& plan, ElementType weight_type) {
-  const std::int64_t experts_held = std::int64_t{config.num_layers} * config.moe.num_experts;
-  const std::int64_t n = config.num_layers * layer_elements(config, plan) + experts_held * expert_shard_elements(plan) +
-                         elements(plan, TensorKind::final_norm) + elements(plan, TensorKind::lm_head) +
-                         elements(plan, TensorKind::embedding);
-  return n * static_cast<std::int64_t>(element_size(weight_type));
-}
-
 }  // namespace tpb

@@ -51,18 +51,4 @@ DecoderWeights build_decoder_weights(Backend& backend, const ModelConfig& config
 std::uint64_t weight_key(const ModelConfig& config, int layer, TensorKind kind);
 SyntheticInit weight_init(const ModelConfig& config, TensorKind kind);
 
-// Bytes of weights one rank reads in one decode step: every layer matrix,
-// norm and bias of its shard, the LM head shard, and `batch` embedding rows.
-// In a mixture-of-experts model only the experts the step routes to are
-// read: `experts_read` is the distinct experts touched, summed over layers
-// (0 for a dense model).
-std::int64_t weight_bytes_per_step(const ModelConfig& config, const ShardPlan& plan, ElementType weight_type,
-                                   int batch, std::int64_t experts_read = 0);
-
-// Elements of one expert's shard (gate, up and down slices).
-std::int64_t expert_shard_elements(const ShardPlan& plan);
-
-// Bytes of weights one rank holds (the replicated embedding in full, every expert).
-std::int64_t weight_bytes_resident(const ModelConfig& config, const ShardPlan& plan, ElementType weight_type);
-
 }  // namespace tpb

@@ -9,8 +9,7 @@
 #include "results/layout.hpp"
 #include "results/study_file.hpp"
 #include "tp_decoder/model_config.hpp"
-#include "tp_decoder/shard_plan.hpp"
-#include "tp_decoder/weights.hpp"
+#include "tp_decoder/phase_ledger.hpp"
 
 namespace tpb {
 namespace {
@@ -33,13 +32,14 @@ DecisionDegree degree_inputs(const ModelConfig& full, BackendKind backend, Colle
   // shard, read once per step: what the compute term scales by. A sparse
   // layer reads only the experts it routes to: at most batch × top-k of them
   // (the grid's largest batch), where it holds every expert.
-  const ShardPlan plan = make_shard_plan(full, k, 0);
-  const std::int64_t experts = full.is_moe() ? std::min(full.moe.num_experts, batch * full.moe.experts_per_token) : 0;
-  const double layer_bytes =
-      static_cast<double>(weight_bytes_per_step(with_layers(full, 2), plan, setup.types.weight, 1, 2 * experts) -
-                          weight_bytes_per_step(with_layers(full, 1), plan, setup.types.weight, 1, experts));
-  const double lm_head_bytes = static_cast<double>(full.vocab_size) / k * full.hidden_size *
-                               static_cast<double>(element_size(setup.types.weight));
+  const int experts = full.is_moe() ? std::min(full.moe.num_experts, batch * full.moe.experts_per_token) : 0;
+  const auto ledger = [&](int layers) {
+    return phase_ledger(with_layers(full, layers), k, batch, 0, setup.types, false,
+                        std::vector<int>(full.is_moe() ? static_cast<std::size_t>(layers) : 0, experts));
+  };
+  const PhaseLedger one_layer = ledger(1);
+  const double layer_bytes = static_cast<double>(ledger(2).weight_bytes_per_step - one_layer.weight_bytes_per_step);
+  const double lm_head_bytes = static_cast<double>(one_layer[Phase::lm_head].weight_bytes_read);
   d.layers = layer_scaling(layers_run, full.num_layers, layer_bytes, lm_head_bytes);
   return d;
 }
