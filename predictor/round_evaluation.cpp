@@ -171,6 +171,7 @@ RoundsEvaluation evaluate_rounds(const Registration& r, const std::vector<RoundO
       FormKVerdict verdict;
       verdict.form = form.name;
       verdict.k = k;
+      verdict.absolute = form.absolute;
       verdict.not_applicable_reason = not_applicable_reason(form.name, backend);
       if (!verdict.not_applicable_reason.empty()) {
         verdict.outcome = Outcome::not_applicable;

@@ -70,6 +70,7 @@ struct FormKVerdict {
   int k = 1;
   Outcome outcome = Outcome::inconclusive;  // the form at k (NOT_APPLICABLE when the backend cannot measure a term)
   std::string not_applicable_reason;
+  bool absolute = false;                    // judged at the launch's level (ModelForm::absolute)
   FormAtK judged;                           // empty cells when NOT_APPLICABLE
   // Per cell (grid order), the calibration-time forecast's error, (exp(median
   // ln(measured / sealed prediction)) − 1) × 100: drift, reported beside.

@@ -63,16 +63,21 @@ std::string cell_table(const RoundsEvaluation& e, const Grid& grid) {
     if (v.outcome == Outcome::not_applicable) continue;
     for (std::size_t i = 0; i < v.judged.cells.size(); ++i) {
       const CellJudgement& c = v.judged.cells[i];
-      rows.push_back({std::to_string(v.k), fmt::format("`{}`", v.form),
+      rows.push_back({std::to_string(v.k),
+                      v.absolute ? fmt::format("`{}` (absolute: includes this launch's level)", v.form)
+                                 : fmt::format("`{}`", v.form),
                       fmt::format("b={} c={}", grid.batch[i / grid.context.size()], grid.context[i % grid.context.size()]),
                       std::string(to_string(c.outcome)), fmt::format("{:+.2f} %", c.error_pct),
                       interval_pct_text(c.hold), interval_pct_text(c.falsify), fmt::format("{:+.2f} %", c.mean_ratio_pct),
-                      fmt::format("{:+.2f} %", v.sealed_error_pct[i])});
+                      fmt::format("{:+.2f} %", v.sealed_error_pct[i]),
+                      v.absolute ? fmt::format("{:+.2f} %", std::expm1(c.level_log) * 100) : std::string("—")});
     }
   }
-  return "### Every cell\n\n" +
+  return "### Every cell\n\nA form marked absolute has a prediction fixed for the launch: it is judged on the "
+         "numbers it gave, at the level this launch ran at (its `t_compute(1)` anchors' mean over the rounds against "
+         "the calibration's, in the last column; STATISTICS.md, Absolute forms).\n\n" +
          render_table({"k", "form", "cell", "cell verdict", "error (median)", "1 - 2α interval", "1 - α/m interval",
-                       "mean ratio − 1", "calibration-time error (drift)"},
+                       "mean ratio − 1", "calibration-time error (drift)", "launch level (absolute forms)"},
                       rows, TableStyle::markdown) +
          "\n";
 }

@@ -76,7 +76,8 @@ std::string verdict_table(const RoundsEvaluation& e, const Grid& grid, TableStyl
       worst = fmt::format("b={} c={}: {} % {}", b, c, pct(cell.error_pct), interval_pct_text(cell.hold));
       mape = pct(v->judged.mape_pct, "{:.1f}") + " %";
     }
-    rows.push_back({std::to_string(v->k), v->form, verdict_text(*v), worst, mape, localized_text(*v)});
+    rows.push_back({std::to_string(v->k), v->absolute ? v->form + " (absolute)" : v->form, verdict_text(*v), worst,
+                    mape, localized_text(*v)});
   }
   return render_table({"k", "form", "verdict", "worst cell: error [1-2α interval]", "MAPE", "localized term"}, rows,
                       style);

@@ -67,6 +67,10 @@ RoundsEvaluation evaluation() {
       form("replay", 2, {cell(Outcome::inconclusive, 14, 9, 18, false), cell(Outcome::holds, 2, 0, 4)});
   replay2.judged.cells[0].reason = InconclusiveReason::straddles_margin;
   replay2 = form("replay", 2, replay2.judged.cells);
+  // Judged as an absolute form here, so that its launch level is written and read back.
+  replay2.absolute = true;
+  replay2.judged.cells[0].level_log = std::log(1.07);
+  replay2.judged.cells[1].level_log = std::log(0.95);
   e.cells.push_back(replay2);
   FormKVerdict na;
   na.form = "host_floor";
@@ -192,6 +196,7 @@ TEST(RoundVerdictFile, ReadsBackWhatItWrote) {
     EXPECT_EQ(a.form, b.form);
     EXPECT_EQ(a.k, b.k);
     EXPECT_EQ(a.outcome, b.outcome);
+    EXPECT_EQ(a.absolute, b.absolute);
     EXPECT_EQ(a.sealed_error_pct, b.sealed_error_pct);
     ASSERT_EQ(a.judged.cells.size(), b.judged.cells.size());
     for (std::size_t c = 0; c < a.judged.cells.size(); ++c) {
@@ -199,6 +204,7 @@ TEST(RoundVerdictFile, ReadsBackWhatItWrote) {
       EXPECT_EQ(x.outcome, y.outcome);
       EXPECT_NEAR(x.median_log, y.median_log, 1e-12);
       EXPECT_EQ(x.mean_ratio_pct, y.mean_ratio_pct);
+      EXPECT_NEAR(x.level_log, y.level_log, 1e-12);
       EXPECT_EQ(x.falsify.formed, y.falsify.formed);
       if (x.falsify.formed) {
         EXPECT_NEAR(x.falsify.low, y.falsify.low, 1e-12);
