@@ -18,6 +18,7 @@
 #include "mpi_bench/provenance.hpp"
 #include "mpi_bench/rank_context.hpp"
 #include "predictor/statistics.hpp"
+#include "results/probe_file.hpp"
 #include "results/results_file.hpp"
 #if defined(TPB_CUDA_BACKEND)
 #include "tp_decoder/cuda/d2d_copy.hpp"  // measure_d2d_copy_GBps
@@ -59,16 +60,9 @@ int run_d2d(const D2dCommandOptions& o, const Invocation& invocation) {
   const std::vector<double> matrix = gather_by_iteration(MPI_COMM_WORLD, mine);
 
   if (!ranks.is_root()) return 0;
-  if (results) {
-    results->h5().write_dataset(kD2dCopyGBps, matrix,
-                                {static_cast<std::uint64_t>(mine.size()), static_cast<std::uint64_t>(ranks.size)});
-    H5Handle group = results->h5().group(kD2dGroup);
-    write_attribute(group.id(), "bytes", static_cast<std::int64_t>(options.bytes));
-    write_attribute(group.id(), "method",
-                    std::string("cudaMemcpyAsync device to device timed by CUDA events, "
-                                "2 x bytes / time (read + written), every rank at once, "
-                                "GB = 1e9 bytes"));
-  }
+  if (results)
+    write_d2d(results->h5(),
+              {matrix, static_cast<int>(mine.size()), ranks.size, static_cast<std::int64_t>(options.bytes)});
   fmt::print(
       "# d2d: device-to-device copy of {} per rank, {} copies, every rank at once; "
       "copy_GBps counts bytes read + written (GB = 1e9 B)\n",

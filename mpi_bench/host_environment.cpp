@@ -10,7 +10,6 @@
 #include <sstream>
 
 #include "collectives/mpi_check.hpp"
-#include "results/layout.hpp"
 
 namespace tpb {
 namespace {
@@ -84,26 +83,6 @@ HostEnvironment collect_host_environment() {
   for (int r = 0; r < size; ++r)
     env.binding.push_back(fmt::format("rank {}: cpus {}", r, std::string(all.data() + static_cast<std::size_t>(r) * kWidth)));
   return env;
-}
-
-void write_host_environment(H5File& file, const HostEnvironment& env) {
-  H5Handle meta = file.group(kMetaGroup);
-  write_attribute(meta.id(), "env_cpu_model", env.cpu_model);
-  write_attribute(meta.id(), "env_cpu_cores", std::int64_t{env.cpu_cores});
-  write_attribute(meta.id(), "env_governor", env.governor);
-  write_attribute(meta.id(), "env_smt", env.smt);
-  write_attribute(meta.id(), "env_load_average", env.load_average);
-  write_attribute(meta.id(), "env_cgroup_cpu_quota", env.cgroup_cpu_quota);
-  write_attribute(meta.id(), "env_clocksource", env.clocksource);
-  write_attribute(meta.id(), "env_binding", env.binding);
-}
-
-std::optional<HostCpu> read_host_cpu(const H5File& file) {
-  if (!file.exists(kMetaGroup)) return std::nullopt;
-  H5Handle meta = file.open_object(kMetaGroup);
-  if (!has_attribute(meta.id(), "env_cpu_model") || !has_attribute(meta.id(), "env_cpu_cores")) return std::nullopt;
-  return HostCpu{read_string_attribute(meta.id(), "env_cpu_model"),
-                 static_cast<int>(read_integer_attribute(meta.id(), "env_cpu_cores"))};
 }
 
 }  // namespace tpb

@@ -72,7 +72,7 @@ int run_kv(const KvCliOptions& o, const Invocation& invocation) {
   labels.estimator = fmt::format("{} backend buffers with {} collectives at {}", to_string(plan.backend),
                                  to_string(plan.collective), to_string(plan.dtype));
   if (results) {
-    write_model_config(results->h5(), plan.config);
+    write_model_config(results->h5(), model_config_record(plan.config));
     write_kv_answer(results->h5(), answer, labels.file);
     results->mark_complete();
   }

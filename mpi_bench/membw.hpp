@@ -32,11 +32,10 @@ struct MembwResult {
 // the concurrent ranks of a step do); then each rank's one-core FMA peak.
 MembwResult measure_read_bandwidth(MPI_Comm comm, const MembwOptions& options);
 
-// /membw/read_GBps (iters x ranks) and attributes bytes, threads,
-// fma_peak_GFLOPs (rank 0's); rank 0 only
-// writes, every rank must call (gathers). Returns the gathered matrix on rank 0
-// (empty elsewhere).
-std::vector<double> write_membw(MPI_Comm comm, H5File* file, const MembwResult& mine);
+// Collective over `comm`: every rank's passes to rank 0 (iters x ranks), which
+// writes them with its threads and FMA peak to /membw when `file` is given.
+// Returns the gathered matrix on rank 0 (empty elsewhere).
+std::vector<double> gather_membw(MPI_Comm comm, H5File* file, const MembwResult& mine);
 
 // One line for `step --membw`: each matmul phase of a step point (qkv, o_proj,
 // gate_up, down, lm_head; rank 0's shard) as limit / median phase time, the

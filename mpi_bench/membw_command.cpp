@@ -20,6 +20,7 @@
 #include "mpi_bench/provenance.hpp"
 #include "mpi_bench/rank_context.hpp"
 #include "predictor/statistics.hpp"
+#include "results/probe_file.hpp"
 #include "results/results_file.hpp"
 #include "tp_decoder/cpu/roofline.hpp"
 #include "tp_decoder/cpu/small_batch_gemm.hpp"
@@ -50,20 +51,14 @@ MembwResult measure_read_bandwidth(MPI_Comm comm, const MembwOptions& options) {
   return result;
 }
 
-std::vector<double> write_membw(MPI_Comm comm, H5File* file, const MembwResult& mine) {
+std::vector<double> gather_membw(MPI_Comm comm, H5File* file, const MembwResult& mine) {
   int rank = 0, size = 1;
   MPI_CHECK(MPI_Comm_rank(comm, &rank));
   MPI_CHECK(MPI_Comm_size(comm, &size));
-  const int iters = static_cast<int>(mine.read_GBps.size());
   const std::vector<double> matrix = gather_by_iteration(comm, mine.read_GBps);
-  if (rank != 0 || file == nullptr) return matrix;
-  file->write_dataset(kMembwReadGBps, matrix, {static_cast<std::uint64_t>(iters), static_cast<std::uint64_t>(size)});
-  H5Handle group = file->group(kMembwGroup);
-  write_attribute(group.id(), "bytes", static_cast<std::int64_t>(mine.bytes));
-  write_attribute(group.id(), "threads", std::int64_t{mine.threads});
-  write_attribute(group.id(), "fma_peak_GFLOPs", mine.fma_peak_GFLOPs);
-  write_attribute(group.id(), "method", std::string("sum of a float array, each OpenMP thread its share as four "
-                                                    "streams side by side, every rank at once, GB = 1e9 bytes"));
+  if (rank == 0 && file != nullptr)
+    write_membw(*file, {matrix, static_cast<int>(mine.read_GBps.size()), size, static_cast<std::int64_t>(mine.bytes)},
+                mine.threads, mine.fma_peak_GFLOPs);
   return matrix;
 }
 
@@ -125,7 +120,7 @@ int run_membw(const MembwCommandOptions& o, const Invocation& invocation) {
     if (ranks.is_root() && !o.output.empty()) results = std::make_unique<ResultsFile>(o.output, o.overwrite, meta);
   });
   const MembwResult mine = measure_read_bandwidth(MPI_COMM_WORLD, options);
-  const std::vector<double> matrix = write_membw(MPI_COMM_WORLD, results ? &results->h5() : nullptr, mine);
+  const std::vector<double> matrix = gather_membw(MPI_COMM_WORLD, results ? &results->h5() : nullptr, mine);
   if (!ranks.is_root()) return 0;
   fmt::print("# membw: read of {} per rank, {} passes, every rank at once (GB = 1e9 B)\n", format_bytes(mine.bytes),
              options.iters);

@@ -61,7 +61,7 @@ int run_replay(const ReplayCommandOptions& o, const Invocation& invocation) {
   });
 
   if (ranks.is_root()) {
-    if (results) write_model_config(results->h5(), plan.config);
+    if (results) write_model_config(results->h5(), model_config_record(plan.config));
     // Under --graph each point is one CUDA graph replayed (its /replay group's `graph` attribute is 1): no launch gaps.
     fmt::print("# tpbench {} replay: {} ({} layers of {}), backend {}, one rank, no collectives{}\n", TPB_TOOL_VERSION,
                plan.config.name, plan.config.num_layers, plan.config.num_layers_in_file, to_string(plan.backend),

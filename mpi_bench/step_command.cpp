@@ -101,7 +101,7 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
       results = std::make_unique<ResultsFile>(o.common.output, o.common.overwrite, meta);
   });
   if (results) {
-    write_model_config(results->h5(), plan.config);
+    write_model_config(results->h5(), model_config_record(plan.config));
     results->flush();
   }
 
@@ -109,7 +109,7 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
   double fma_peak_GFLOPs = 0;
   if (o.membw) {
     const MembwResult bandwidth = measure_read_bandwidth(MPI_COMM_WORLD, MembwOptions{});
-    write_membw(MPI_COMM_WORLD, results ? &results->h5() : nullptr, bandwidth);
+    gather_membw(MPI_COMM_WORLD, results ? &results->h5() : nullptr, bandwidth);
     membw_GBps = median(bandwidth.read_GBps);
     fma_peak_GFLOPs = bandwidth.fma_peak_GFLOPs;
   }
@@ -152,10 +152,9 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
         const StepPointRecord record = gather_step_point(MPI_COMM_WORLD, k, terms);
         if (!ranks.is_root()) continue;
         if (results) {
-          write_step_point(results->h5(), step_point_path(info), record,
-                           step_point_attributes(info, plan.config, terms, group.get()));
-          if (membw_GBps > 0)
-            write_attribute(results->h5().group(step_point_path(info)).id(), "membw_read_GBps", membw_GBps);
+          StepPointAttributes attributes = step_point_attributes(info, plan.config, terms, group.get());
+          if (membw_GBps > 0) attributes.membw_read_GBps = membw_GBps;
+          write_step_point(results->h5(), step_point_path(info), record, attributes);
           results->flush();  // a killed job keeps every finished point
         }
         print_point(info, record, terms, membw_GBps);

@@ -114,34 +114,18 @@ StepPointAttributes step_point_attributes(const StepRunInfo& info, const ModelCo
   return a;
 }
 
-void write_model_config(H5File& file, const ModelConfig& config) {
-  H5Handle group = file.group(kConfigGroup);
-  const hid_t g = group.id();
-  write_attribute(g, "json", config.json_text);
-  write_attribute(g, "name", config.name);
-  write_attribute(g, "model_type", config.model_type);
-  write_attribute(g, "hidden_size", std::int64_t{config.hidden_size});
-  write_attribute(g, "intermediate_size", std::int64_t{config.intermediate_size});
-  write_attribute(g, "num_hidden_layers", std::int64_t{config.num_layers});
-  write_attribute(g, "num_hidden_layers_in_file", std::int64_t{config.num_layers_in_file});
-  write_attribute(g, "num_attention_heads", std::int64_t{config.num_heads});
-  write_attribute(g, "num_key_value_heads", std::int64_t{config.num_kv_heads});
-  write_attribute(g, "head_dim", std::int64_t{config.head_dim});
-  write_attribute(g, "vocab_size", std::int64_t{config.vocab_size});
-  write_attribute(g, "max_position_embeddings", std::int64_t{config.max_position_embeddings});
-  write_attribute(g, "rms_norm_eps", config.rms_norm_eps);
-  write_attribute(g, "rope_theta", config.rope_theta);
-  write_attribute(g, "rope_scaling", std::string(config.rope_scaling.llama3 ? "llama3" : "none"));
-  if (config.rope_scaling.llama3) {
-    write_attribute(g, "rope_scaling_factor", config.rope_scaling.factor);
-    write_attribute(g, "rope_scaling_low_freq_factor", config.rope_scaling.low_freq_factor);
-    write_attribute(g, "rope_scaling_high_freq_factor", config.rope_scaling.high_freq_factor);
-    write_attribute(g, "rope_scaling_original_max_position_embeddings",
-                    config.rope_scaling.original_max_position_embeddings);
-  }
-  write_attribute(g, "tie_word_embeddings", std::int64_t{config.tie_word_embeddings ? 1 : 0});
-  write_attribute(g, "qkv_bias", std::int64_t{config.qkv_bias ? 1 : 0});
-  write_attribute(g, "parameters", static_cast<std::int64_t>(parameter_count(config)));
+ModelConfigRecord model_config_record(const ModelConfig& c) {
+  const RopeScaling& r = c.rope_scaling;
+  return {.json = c.json_text, .name = c.name, .model_type = c.model_type, .hidden_size = c.hidden_size,
+          .intermediate_size = c.intermediate_size, .num_hidden_layers = c.num_layers,
+          .num_hidden_layers_in_file = c.num_layers_in_file, .num_attention_heads = c.num_heads,
+          .num_key_value_heads = c.num_kv_heads, .head_dim = c.head_dim, .vocab_size = c.vocab_size,
+          .max_position_embeddings = c.max_position_embeddings, .rms_norm_eps = c.rms_norm_eps,
+          .rope_theta = c.rope_theta, .llama3_rope_scaling = r.llama3, .rope_scaling_factor = r.factor,
+          .rope_scaling_low_freq_factor = r.low_freq_factor, .rope_scaling_high_freq_factor = r.high_freq_factor,
+          .rope_scaling_original_max_position_embeddings = r.original_max_position_embeddings,
+          .tie_word_embeddings = c.tie_word_embeddings, .qkv_bias = c.qkv_bias,
+          .parameters = parameter_count(c)};
 }
 
 }  // namespace tpb

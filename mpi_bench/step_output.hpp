@@ -8,7 +8,7 @@
 #include <string>
 
 #include "collectives/communicator.hpp"
-#include "results/h5_file.hpp"
+#include "results/environment_file.hpp"
 #include "results/step_point.hpp"
 #include "tp_decoder/model_config.hpp"
 #include "tp_decoder/step_runner.hpp"
@@ -39,7 +39,7 @@ StepPointAttributes step_point_attributes(const StepRunInfo& info, const ModelCo
 
 std::string step_point_path(const StepRunInfo& info);  // {root}/k{K}/b{B}_c{C}
 
-// /config: the JSON text as loaded plus the parsed fields (layers as run).
-void write_model_config(H5File& file, const ModelConfig& config);
+// /config's record: the JSON text as loaded plus the parsed fields (layers as run).
+ModelConfigRecord model_config_record(const ModelConfig& config);
 
 }  // namespace tpb

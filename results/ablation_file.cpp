@@ -13,7 +13,6 @@ namespace {
 std::string under(std::string_view collective, StepRoot root) {
   return ablation_root_path(collective) + step_root_path(root);
 }
-std::string prereg_group(std::string_view collective) { return ablation_root_path(collective) + kPreregGroup; }
 std::string prereg_text(std::string_view collective) { return ablation_root_path(collective) + kPreregText; }
 
 }  // namespace
@@ -23,34 +22,18 @@ void write_ablation_prereg(H5File& file, std::string_view collective, const Prer
     H5Handle root = file.group(ablation_root_path(collective));
     write_attribute(root.id(), collective_attribute::name, std::string(collective));
   }
-  file.write_strings(prereg_text(collective), {record.text});
-  H5Handle group = file.group(prereg_group(collective));
-  write_attribute(group.id(), "sha256", record.sha256);
-  write_attribute(group.id(), "registered_at", record.registered_at);
-  file.flush();
+  write_prereg(file, record, ablation_root_path(collective));
 }
 
-bool has_ablation(const H5File& file, std::string_view collective) { return file.exists(prereg_text(collective)); }
+bool has_ablation(const H5File& file, std::string_view collective) {
+  return has_prereg(file, ablation_root_path(collective));
+}
 
 PreregRecord read_ablation_prereg(const H5File& file, std::string_view collective) {
   if (!has_ablation(file, collective))
     throw UsageError(fmt::format("FILE: '{}' holds no {} ablation ({} is missing)", file.path(), collective,
                                  prereg_text(collective)));
-  PreregRecord record;
-  const auto texts = file.read_strings(prereg_text(collective));
-  TPB_CHECK(texts.size() == 1, fmt::format("{} must hold exactly one text", prereg_text(collective)));
-  record.text = texts.front();
-  H5Handle group = file.open_object(prereg_group(collective));
-  record.sha256 = read_string_attribute(group.id(), "sha256");
-  record.registered_at = read_string_attribute(group.id(), "registered_at");
-  return record;
-}
-
-void write_ablation_measurement_stamp(H5File& file, std::string_view collective, const MeasurementStamp& stamp) {
-  H5Handle group = file.group(under(collective, StepRoot::step));
-  write_attribute(group.id(), "prereg_sha256", stamp.prereg_sha256);
-  write_attribute(group.id(), "measure_started_at", stamp.started_at);
-  file.flush();
+  return read_prereg(file, ablation_root_path(collective));
 }
 
 MeasurementStamp read_ablation_measurement_stamp(const H5File& file, std::string_view collective) {

@@ -19,8 +19,8 @@ void write_ablation_prereg(H5File& file, std::string_view collective, const Prer
 bool has_ablation(const H5File& file, std::string_view collective);
 PreregRecord read_ablation_prereg(const H5File& file, std::string_view collective);  // UsageError when absent
 
-// {root}/step: the ablation registration's hash and when its TP-k steps began.
-void write_ablation_measurement_stamp(H5File& file, std::string_view collective, const MeasurementStamp& stamp);
+// {root}/step: the ablation registration's hash and when its TP-k steps began
+// (written by write_measurement_stamp under the ablation root).
 MeasurementStamp read_ablation_measurement_stamp(const H5File& file, std::string_view collective);
 
 // Every cell of the ablation's TP-k steps (the registration's grid). The

@@ -91,13 +91,10 @@ void write_campaign_h5(const CampaignContext& cx, const CampaignVerdict& v) {
   H5File file(path, H5Mode::create_overwrite);
   {
     H5Handle root = file.group(kCampaignGroup);
-    write_attribute(root.id(), "campaign_sha256", cx.campaign_sha256);
-    write_attribute(root.id(), "launches_sealed", std::int64_t{v.launches_sealed});
-    write_attribute(root.id(), "incomplete", std::int64_t{v.incomplete() ? 1 : 0});
-    write_attribute(root.id(), "rule_version", std::int64_t{v.rule.version});
-    write_attribute(root.id(), "alpha", v.rule.family_alpha);
-    write_attribute(root.id(), "kill_switch_pct", v.rule.kill_switch_pct);
-    write_attribute(root.id(), "family_cells", std::int64_t{v.family_cells});
+    write_attributes(root.id(), {{"campaign_sha256", cx.campaign_sha256}, {"launches_sealed", v.launches_sealed},
+                                 {"incomplete", v.incomplete()}, {"rule_version", v.rule.version},
+                                 {"alpha", v.rule.family_alpha}, {"kill_switch_pct", v.rule.kill_switch_pct},
+                                 {"family_cells", v.family_cells}});
     write_attribute(root.id(), "control_aa",
                     std::string(v.aa_holds ? "HOLDS" : v.aa_falsified ? "FALSIFIED" : "NOT_HELD"));
     write_attribute(root.id(), "estimand",

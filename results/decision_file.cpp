@@ -32,25 +32,18 @@ BatchSource batch_source_from(const std::string& text) {
 void write_row(H5File& file, const DecisionRow& r) {
   H5Handle g = file.group(decision_row_path(r.k, r.batch, r.context));
   const hid_t id = g.id();
-  write_attribute(id, "batch", r.batch);
-  write_attribute(id, "context", std::int64_t{r.context});
-  write_attribute(id, "at_max_batch", std::int64_t{r.at_max_batch ? 1 : 0});
-  write_attribute(id, "label", std::string(r.measured() ? "measured" : "MODELLED"));
+  write_attributes(id, {{"batch", r.batch}, {"context", r.context}, {"at_max_batch", r.at_max_batch},
+                        {"label", std::string(r.measured() ? "measured" : "MODELLED")}});
   if (!r.note.empty()) write_attribute(id, "note", r.note);
   if (!r.run) return;
-  write_attribute(id, "batch_source", std::string(to_string(r.run->source)));
-  write_attribute(id, "line_from_batch", std::int64_t{r.run->line_from_batch});
-  write_attribute(id, "line_to_batch", std::int64_t{r.run->line_to_batch});
-  write_attribute(id, "t_step_run_us", r.run->value);
-  write_attribute(id, "t_step_run_high_us", r.run_high_us);
+  write_attributes(id, {{"batch_source", std::string(to_string(r.run->source))},
+                        {"line_from_batch", r.run->line_from_batch}, {"line_to_batch", r.run->line_to_batch},
+                        {"t_step_run_us", r.run->value}, {"t_step_run_high_us", r.run_high_us}});
   if (!r.full_us) return;
-  write_attribute(id, "t_step_us", *r.full_us);
-  write_attribute(id, "t_step_high_us", *r.full_high_us);
-  write_attribute(id, "tpot_ms", *r.tpot_ms());
-  write_attribute(id, "tokens_per_s_per_device", *r.tokens_per_s_per_device());
-  write_attribute(id, "compute_us", r.full_terms.compute_us);
-  write_attribute(id, "collective_us", r.full_terms.collective_us);
-  write_attribute(id, "host_us", r.full_terms.host_us);
+  write_attributes(id, {{"t_step_us", *r.full_us}, {"t_step_high_us", *r.full_high_us}, {"tpot_ms", *r.tpot_ms()},
+                        {"tokens_per_s_per_device", *r.tokens_per_s_per_device()},
+                        {"compute_us", r.full_terms.compute_us}, {"collective_us", r.full_terms.collective_us},
+                        {"host_us", r.full_terms.host_us}});
   if (!r.form.empty()) write_attribute(id, "form", r.form);
   write_optional(id, "error_ci_high_pct", r.error_ci_high_pct);
 }
@@ -105,22 +98,18 @@ void write_decision(H5File& file, const DeploymentDecision& d) {
   if (file.exists(kDecisionGroup)) H5_CHECK(H5Ldelete(file.id(), kDecisionGroup, H5P_DEFAULT));
   {
     H5Handle root = file.group(kDecisionGroup);
-    write_attribute(root.id(), "layers_run", std::int64_t{d.layers_run});
-    write_attribute(root.id(), "layers_full", std::int64_t{d.layers_full});
-    write_attribute(root.id(), "budget_bytes", d.budget_bytes);
-    write_attribute(root.id(), "budget_source", d.budget_source);
-    write_attribute(root.id(), "reserve_pct", d.reserve_pct);
+    write_attributes(root.id(), {{"layers_run", d.layers_run}, {"layers_full", d.layers_full},
+                                 {"budget_bytes", d.budget_bytes}, {"budget_source", d.budget_source},
+                                 {"reserve_pct", d.reserve_pct}});
     write_optional(root.id(), "tpot_slo_ms", d.tpot_slo_ms);
   }
   for (const auto& degree : d.degrees) {
     const std::string path = decision_degree_path(degree.k);
     {
       H5Handle g = file.group(path);
-      write_attribute(g.id(), "k", std::int64_t{degree.k});
-      write_attribute(g.id(), "measured", std::int64_t{degree.measured ? 1 : 0});
+      write_attributes(g.id(), {{"k", degree.k}, {"measured", degree.measured}});
       if (!degree.collective_model.empty()) write_attribute(g.id(), "collective_model", degree.collective_model);
-      write_attribute(g.id(), "fits", std::int64_t{degree.capacity.fits ? 1 : 0});
-      write_attribute(g.id(), "kv_bytes_per_token", degree.kv_bytes_per_token);
+      write_attributes(g.id(), {{"fits", degree.capacity.fits}, {"kv_bytes_per_token", degree.kv_bytes_per_token}});
       if (degree.capacity.fits) write_attribute(g.id(), "kv_tokens_per_device", degree.capacity.kv_tokens_per_device);
       if (!degree.form.empty()) write_attribute(g.id(), "form", degree.form);
       write_optional(g.id(), "error_ci_high_pct", degree.error_ci_high_pct);
@@ -136,13 +125,10 @@ void write_decision(H5File& file, const DeploymentDecision& d) {
     write_attribute(g.id(), "context", std::int64_t{c.context});
     write_attribute(g.id(), "reason", c.reason);
     if (!c.row) continue;
-    write_attribute(g.id(), "k", std::int64_t{c.row->k});
-    write_attribute(g.id(), "batch", c.row->batch);
-    write_attribute(g.id(), "tpot_ms", *c.row->tpot_ms());
-    write_attribute(g.id(), "tokens_per_s_per_device", *c.row->tokens_per_s_per_device());
-    write_attribute(g.id(), "label", std::string(c.row->measured() ? "measured" : "MODELLED"));
-    write_attribute(g.id(), "prediction", c.prediction);
-    write_attribute(g.id(), "bottleneck", c.bottleneck);
+    write_attributes(g.id(), {{"k", c.row->k}, {"batch", c.row->batch}, {"tpot_ms", *c.row->tpot_ms()},
+                              {"tokens_per_s_per_device", *c.row->tokens_per_s_per_device()},
+                              {"label", std::string(c.row->measured() ? "measured" : "MODELLED")},
+                              {"prediction", c.prediction}, {"bottleneck", c.bottleneck}});
   }
   file.flush();
 }

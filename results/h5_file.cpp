@@ -257,6 +257,11 @@ void write_attribute(hid_t object, const std::string& name, const std::vector<st
   if (!values.empty()) H5_CHECK(H5Awrite(attr.id(), H5T_NATIVE_INT64, values.data()));
 }
 
+void write_attributes(hid_t object, std::initializer_list<NamedAttribute> attributes) {
+  for (const NamedAttribute& a : attributes)
+    std::visit([&](const auto& value) { write_attribute(object, a.name, value); }, a.value);
+}
+
 bool has_attribute(hid_t object, const std::string& name) { return H5_CHECK(H5Aexists(object, name.c_str())) > 0; }
 
 std::string read_string_attribute(hid_t object, const std::string& name) {

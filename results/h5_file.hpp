@@ -5,7 +5,9 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace tpb {
@@ -65,6 +67,15 @@ void write_attribute(hid_t object, const std::string& name, std::int64_t value);
 void write_attribute(hid_t object, const std::string& name, double value);
 void write_attribute(hid_t object, const std::string& name, const std::vector<double>& values);
 void write_attribute(hid_t object, const std::string& name, const std::vector<std::int64_t>& values);
+// A block of attributes as one table of names and values (an integer or a
+// bool is stored as int64, 0 or 1), written in order.
+struct NamedAttribute {
+  std::string name;
+  std::variant<std::int64_t, double, std::string, std::vector<double>, std::vector<std::int64_t>,
+               std::vector<std::string>>
+      value;
+};
+void write_attributes(hid_t object, std::initializer_list<NamedAttribute> attributes);
 
 bool has_attribute(hid_t object, const std::string& name);
 std::string read_string_attribute(hid_t object, const std::string& name);

@@ -26,12 +26,9 @@ void write_paged(H5File& file, const PagedAllocation& paged) {
   {
     H5Handle group = file.group(path);
     const hid_t g = group.id();
-    write_attribute(g, "block_tokens", std::int64_t{paged.block_tokens});
-    write_attribute(g, "payload_bytes", paged.payload_bytes);
-    write_attribute(g, "allocated_bytes", paged.allocated_bytes);
-    write_attribute(g, "tail_waste_bytes", paged.tail_waste_bytes);
-    write_attribute(g, "table_entries", paged.table_entries);
-    write_attribute(g, "metadata_bytes", paged.metadata_bytes);
+    write_attributes(g, {{"block_tokens", paged.block_tokens}, {"payload_bytes", paged.payload_bytes},
+                         {"allocated_bytes", paged.allocated_bytes}, {"tail_waste_bytes", paged.tail_waste_bytes},
+                         {"table_entries", paged.table_entries}, {"metadata_bytes", paged.metadata_bytes}});
   }
   const std::vector<PagedSequence>& rows = paged.sequences;
   write_column(file, path + "/tokens", column(rows, &PagedSequence::tokens));
@@ -46,16 +43,13 @@ void write_degree(H5File& file, const KvDegreeAnswer& d, std::size_t contexts, s
   {
     H5Handle group = file.group(path);
     const hid_t g = group.id();
-    write_attribute(g, "k", std::int64_t{d.share.k});
-    write_attribute(g, "kv_heads_per_device", std::int64_t{d.share.kv_heads_per_device});
-    write_attribute(g, "kv_replication", std::int64_t{d.share.kv_replication});
-    write_attribute(g, "kv_bytes_per_token", d.share.kv_bytes_per_token);
-    write_attribute(g, "weight_bytes_per_device", d.line.weight_bytes);
-    write_attribute(g, "fixed_bytes", d.line.fixed_bytes);
-    write_attribute(g, "sequence_bytes", d.line.sequence_bytes);
-    write_attribute(g, "scratch_bytes_per_token", d.line.scratch_bytes_per_token);
-    write_attribute(g, "reserve_bytes", d.capacity.reserve_bytes);
-    write_attribute(g, "fits", std::int64_t{d.capacity.fits ? 1 : 0});
+    write_attributes(g, {{"k", d.share.k}, {"kv_heads_per_device", d.share.kv_heads_per_device},
+                         {"kv_replication", d.share.kv_replication},
+                         {"kv_bytes_per_token", d.share.kv_bytes_per_token},
+                         {"weight_bytes_per_device", d.line.weight_bytes}, {"fixed_bytes", d.line.fixed_bytes},
+                         {"sequence_bytes", d.line.sequence_bytes},
+                         {"scratch_bytes_per_token", d.line.scratch_bytes_per_token},
+                         {"reserve_bytes", d.capacity.reserve_bytes}, {"fits", d.capacity.fits}});
     // A capacity that does not exist is absent, never 0.
     if (!d.capacity.fits) return;
     write_attribute(g, "kv_budget_bytes", d.capacity.kv_budget_bytes);
@@ -73,18 +67,12 @@ void write_kv_answer(H5File& file, const KvAnswer& answer, const KvLabels& label
   {
     H5Handle group = file.group(kKvGroup);
     const hid_t g = group.id();
-    write_attribute(g, "model", labels.model);
-    write_attribute(g, "dtype", labels.dtype);
-    write_attribute(g, "dtype_source", labels.dtype_source);
-    write_attribute(g, "kv_bytes_per_token", q.logical_kv_bytes_per_token);
-    write_attribute(g, "kv_heads", std::int64_t{q.kv_heads});
-    write_attribute(g, "table_entry_bytes", q.table_entry_bytes);
-    write_attribute(g, "budget_bytes", q.budget_bytes);
-    write_attribute(g, "budget_source", labels.budget_source);
-    write_attribute(g, "reserve_pct", q.reserve_pct);
-    write_attribute(g, "lengths_source", labels.lengths_source);
-    write_attribute(g, "backend", labels.backend);
-    write_attribute(g, "collective", labels.collective);
+    write_attributes(g, {{"model", labels.model}, {"dtype", labels.dtype}, {"dtype_source", labels.dtype_source},
+                         {"kv_bytes_per_token", q.logical_kv_bytes_per_token}, {"kv_heads", q.kv_heads},
+                         {"table_entry_bytes", q.table_entry_bytes}, {"budget_bytes", q.budget_bytes},
+                         {"budget_source", labels.budget_source}, {"reserve_pct", q.reserve_pct},
+                         {"lengths_source", labels.lengths_source}, {"backend", labels.backend},
+                         {"collective", labels.collective}});
   }
   write_column(file, kv_dataset_path("lengths"), q.lengths);
   write_column(file, kv_dataset_path("contexts"), std::vector<std::int64_t>(q.contexts.begin(), q.contexts.end()));

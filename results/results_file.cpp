@@ -9,14 +9,10 @@ ResultsFile::ResultsFile(const std::string& path, bool overwrite, const RunMeta&
     : file_(path, overwrite ? H5Mode::create_overwrite : H5Mode::create_new) {
   H5Handle group = file_.group(kMetaGroup);
   const hid_t id = group.id();
-  write_attribute(id, "schema_version", kSchemaVersion);
-  write_attribute(id, "tool_version", std::string(TPB_TOOL_VERSION));
-  write_attribute(id, "git_sha", std::string(TPB_GIT_SHA));
-  write_attribute(id, "command_line", meta.command_line);
-  write_attribute(id, "started_at", meta.started_at);
-  write_attribute(id, "finished_at", std::string{});
-  write_attribute(id, "hostnames", meta.hostnames);
-  write_attribute(id, "rank_map", meta.rank_map);
+  write_attributes(id, {{"schema_version", kSchemaVersion}, {"tool_version", std::string(TPB_TOOL_VERSION)},
+                        {"git_sha", std::string(TPB_GIT_SHA)}, {"command_line", meta.command_line},
+                        {"started_at", meta.started_at}, {"finished_at", std::string{}},
+                        {"hostnames", meta.hostnames}, {"rank_map", meta.rank_map}});
   for (const auto& [name, version] : meta.versions) write_attribute(id, name, version);
   write_attribute(id, "environment", meta.environment);
   for (const auto& [name, value] : meta.job) write_attribute(id, name, value);

@@ -117,10 +117,9 @@ void write_round_records(H5File& file, const RoundRecords& r) {
   for (const auto& c : r.conditions) names.push_back(condition_path(c, phase));
   write_attribute(group.id(), "conditions", names);
   write_attribute(group.id(), "order_seed", std::to_string(r.order_seed));  // uint64 kept exact as text
-  write_attribute(group.id(), "rounds", static_cast<std::int64_t>(rounds));
-  write_attribute(group.id(), "iterations", static_cast<std::int64_t>(r.iterations));
-  write_attribute(group.id(), "stop_reason", r.stop_reason);
-  write_attribute(group.id(), "residency", r.residency);
+  write_attributes(group.id(), {{"rounds", static_cast<std::int64_t>(rounds)},
+                                {"iterations", static_cast<std::int64_t>(r.iterations)},
+                                {"stop_reason", r.stop_reason}, {"residency", r.residency}});
   if (!r.block_of.empty())
     file.write_dataset(fmt::format("{}/block_of_condition", rounds_group(phase)),
                        std::vector<std::int64_t>(r.block_of.begin(), r.block_of.end()), {n});

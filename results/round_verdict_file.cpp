@@ -25,16 +25,21 @@ std::vector<double> per_cell(const FormAtK& form, F f) {
 
 double pct_of(double log_value) { return std::expm1(log_value) * 100.0; }
 
+// {prefix}_pct, and where its interval formed {prefix}_low_pct and {prefix}_high_pct.
+void write_interval(hid_t object, const std::string& prefix, const RoundInterval& i) {
+  write_attribute(object, prefix + "_pct", i.estimate);
+  if (i.formed) write_attributes(object, {{prefix + "_low_pct", i.low}, {prefix + "_high_pct", i.high}});
+}
+
 void write_cell(hid_t group, const FormKVerdict& cell) {
-  write_attribute(group, "verdict", std::string(to_string(cell.outcome)));
-  write_attribute(group, "reason", verdict_reason(cell));
+  write_attributes(group, {{"verdict", std::string(to_string(cell.outcome))}, {"reason", verdict_reason(cell)}});
   if (cell.outcome == Outcome::not_applicable) return;  // never judged: no figure
   const FormAtK& f = cell.judged;
-  write_attribute(group, "mape_pct", f.mape_pct);
-  write_attribute(group, "worst_cell", std::int64_t{f.worst_cell});
-  write_attribute(group, "error_ci_high_pct", f.error_bound_pct);
-  write_attribute(group, "cell_error_pct", per_cell(f, [](const CellJudgement& c) { return c.error_pct; }));
-  write_attribute(group, "cell_mean_ratio_pct", per_cell(f, [](const CellJudgement& c) { return c.mean_ratio_pct; }));
+  write_attributes(group, {{"mape_pct", f.mape_pct}, {"worst_cell", f.worst_cell},
+                           {"error_ci_high_pct", f.error_bound_pct},
+                           {"cell_error_pct", per_cell(f, [](const CellJudgement& c) { return c.error_pct; })},
+                           {"cell_mean_ratio_pct",
+                            per_cell(f, [](const CellJudgement& c) { return c.mean_ratio_pct; })}});
   write_attribute(group, "cell_verdict",
                   [&] {
                     std::vector<std::string> out;
@@ -53,11 +58,9 @@ void write_cell(hid_t group, const FormKVerdict& cell) {
   write_attribute(group, "cell_sealed_error_pct", cell.sealed_error_pct);
   if (cell.localized) {
     const Localization& l = *cell.localized;
-    write_attribute(group, "localized_term", l.term);
-    write_attribute(group, "localized_measured_us", l.measured_us);
-    write_attribute(group, "localized_predicted_us", l.predicted_us);
-    write_attribute(group, "localized_departure_us", l.departure_us);
-    write_attribute(group, "localized_departure_pct", l.departure_pct);
+    write_attributes(group, {{"localized_term", l.term}, {"localized_measured_us", l.measured_us},
+                             {"localized_predicted_us", l.predicted_us}, {"localized_departure_us", l.departure_us},
+                             {"localized_departure_pct", l.departure_pct}});
   }
 }
 
@@ -65,9 +68,8 @@ void write_cell(hid_t group, const FormKVerdict& cell) {
 // that a reader renders the control without judging it again.
 void write_aa_cells(hid_t root, const AaControl& aa) {
   const AaCell& worst = aa.cells[static_cast<std::size_t>(aa.worst_cell)];
-  write_attribute(root, "control_aa_worst_cell", std::int64_t{aa.worst_cell});
-  write_attribute(root, "control_aa_worst_rank", std::int64_t{worst.rank});
-  write_attribute(root, "control_aa_worst_error_pct", worst.judgement.error_pct);
+  write_attributes(root, {{"control_aa_worst_cell", aa.worst_cell}, {"control_aa_worst_rank", worst.rank},
+                          {"control_aa_worst_error_pct", worst.judgement.error_pct}});
   std::vector<std::int64_t> rank, batch, context;
   std::vector<std::string> verdict;
   std::vector<double> error, low, high;
@@ -81,23 +83,15 @@ void write_aa_cells(hid_t root, const AaControl& aa) {
     low.push_back(hold.formed ? pct_of(hold.low) : std::nan(""));
     high.push_back(hold.formed ? pct_of(hold.high) : std::nan(""));
   }
-  write_attribute(root, "control_aa_cell_rank", rank);
-  write_attribute(root, "control_aa_cell_batch", batch);
-  write_attribute(root, "control_aa_cell_context", context);
-  write_attribute(root, "control_aa_cell_verdict", verdict);
-  write_attribute(root, "control_aa_cell_error_pct", error);
-  write_attribute(root, "control_aa_cell_hold_low_pct", low);
-  write_attribute(root, "control_aa_cell_hold_high_pct", high);
+  write_attributes(root, {{"control_aa_cell_rank", rank}, {"control_aa_cell_batch", batch},
+                          {"control_aa_cell_context", context}, {"control_aa_cell_verdict", verdict},
+                          {"control_aa_cell_error_pct", error}, {"control_aa_cell_hold_low_pct", low},
+                          {"control_aa_cell_hold_high_pct", high}});
 }
 
 void write_straggler(hid_t root, int k, const StragglerTerm& term, const std::vector<std::string>& placements) {
   const std::string prefix = fmt::format("straggler_k{}", k);
-  const RoundInterval& s = term.straggler_pct;
-  write_attribute(root, prefix + "_pct", s.estimate);
-  if (s.formed) {
-    write_attribute(root, prefix + "_low_pct", s.low);
-    write_attribute(root, prefix + "_high_pct", s.high);
-  }
+  write_interval(root, prefix, term.straggler_pct);
   std::vector<double> slowdown;
   for (const RankSlowdown& rank : term.ranks) slowdown.push_back(rank.slowdown_pct.estimate);
   write_attribute(root, prefix + "_rank_slowdown_pct", slowdown);
@@ -320,27 +314,18 @@ void write_round_verdicts(H5File& file, const RoundsEvaluation& e) {
     write_cell(group.id(), cell);
   }
   H5Handle root = file.group(kVerdictGroup);
-  write_attribute(root.id(), "rule_version", std::int64_t{e.rule.version});
-  write_attribute(root.id(), "anchor_convention", std::string(kAnchorConvention));
-  write_attribute(root.id(), "rounds", std::int64_t{e.rounds});
-  write_attribute(root.id(), "blocks", std::int64_t{e.blocks});
-  write_attribute(root.id(), "block_rounds", std::int64_t{e.rule.block_rounds});
-  write_attribute(root.id(), "alpha", e.rule.family_alpha);
-  write_attribute(root.id(), "kill_switch_pct", e.rule.kill_switch_pct);
-  write_attribute(root.id(), "family_cells", std::int64_t{e.family_cells});
+  write_attributes(root.id(), {{"rule_version", e.rule.version},
+                               {"anchor_convention", std::string(kAnchorConvention)}, {"rounds", e.rounds},
+                               {"blocks", e.blocks}, {"block_rounds", e.rule.block_rounds},
+                               {"alpha", e.rule.family_alpha}, {"kill_switch_pct", e.rule.kill_switch_pct},
+                               {"family_cells", e.family_cells}});
   write_attribute(root.id(), "control_aa",
                   std::string(!e.aa.run         ? "NOT_RUN"
                               : e.aa.holds     ? "HOLDS"
                               : e.aa.falsified ? "FALSIFIED"
                                                : "NOT_HELD"));
   if (e.aa.run) write_aa_cells(root.id(), e.aa);
-  if (e.same_node_spread_pct) {
-    write_attribute(root.id(), "control_same_node_spread_pct", e.same_node_spread_pct->estimate);
-    if (e.same_node_spread_pct->formed) {
-      write_attribute(root.id(), "control_same_node_spread_low_pct", e.same_node_spread_pct->low);
-      write_attribute(root.id(), "control_same_node_spread_high_pct", e.same_node_spread_pct->high);
-    }
-  }
+  if (e.same_node_spread_pct) write_interval(root.id(), "control_same_node_spread", *e.same_node_spread_pct);
   const std::vector<std::string> placements = read_rank_placements(file);
   for (const auto& [k, term] : e.straggler) write_straggler(root.id(), k, term, placements);
   file.flush();

@@ -132,42 +132,29 @@ void write_step_point(H5File& file, const std::string& path, const StepPointReco
 
   H5Handle group = file.group(path);
   const hid_t g = group.id();
-  write_attribute(g, "tp", std::int64_t{a.tp});
-  write_attribute(g, "batch", std::int64_t{a.batch});
-  write_attribute(g, "context", std::int64_t{a.context});
-  write_attribute(g, "layers", std::int64_t{a.layers});
-  write_attribute(g, "layers_in_file", std::int64_t{a.layers_in_file});
-  write_attribute(g, "model", a.model);
-  write_attribute(g, "backend", a.backend);
-  if (!a.collective.empty()) {
-    write_attribute(g, collective_attribute::name, a.collective);
-    write_attribute(g, collective_attribute::memory, a.collective_memory);
-  }
-  write_attribute(g, "device", a.device);
-  write_attribute(g, "dtype", a.dtype);
-  write_attribute(g, "activation_dtype", a.activation_dtype);
-  write_attribute(g, "ar_bytes", a.ar_bytes);
-  write_attribute(g, "n_ar", a.n_ar);
-  write_attribute(g, "no_comm", std::int64_t{a.no_comm ? 1 : 0});
-  write_attribute(g, "graph", std::int64_t{a.graph ? 1 : 0});
-  write_attribute(g, "profile", std::int64_t{a.profile ? 1 : 0});
-  write_attribute(g, "timers", std::int64_t{a.timers ? 1 : 0});
+  write_attributes(g, {{"tp", a.tp}, {"batch", a.batch}, {"context", a.context}, {"layers", a.layers},
+                       {"layers_in_file", a.layers_in_file}, {"model", a.model}, {"backend", a.backend}});
+  if (!a.collective.empty())
+    write_attributes(g, {{collective_attribute::name, a.collective},
+                         {collective_attribute::memory, a.collective_memory}});
+  write_attributes(g, {{"device", a.device}, {"dtype", a.dtype}, {"activation_dtype", a.activation_dtype},
+                       {"ar_bytes", a.ar_bytes}, {"n_ar", a.n_ar}, {"no_comm", a.no_comm}, {"graph", a.graph},
+                       {"profile", a.profile}, {"timers", a.timers}, {"warmup", a.warmup}, {"iters", a.iters},
+                       {"seed", a.seed}, {"weight_bytes_per_step", a.weight_bytes_per_step}});
   if (a.collectives_profiled_separately) write_attribute(g, "collectives_profiled_separately", std::int64_t{1});
-  write_attribute(g, "warmup", std::int64_t{a.warmup});
-  write_attribute(g, "iters", std::int64_t{a.iters});
-  write_attribute(g, "seed", a.seed);
-  write_attribute(g, "weight_bytes_per_step", a.weight_bytes_per_step);
   if (a.no_comm && a.tp > 1)
     write_attribute(g, "numerics", std::string("wrong by design: collectives skipped (--no-comm)"));
-  if (a.check) {
-    const StepPointCheck& c = *a.check;
-    write_attribute(g, "check_compared_with_tp1", std::int64_t{c.compared_with_tp1 ? 1 : 0});
-    write_attribute(g, "check_max_abs_logit_diff", c.max_abs_logit_diff);
-    write_attribute(g, "check_max_abs_logit", c.max_abs_logit);
-    write_attribute(g, "check_tolerance", c.tolerance);
-    write_attribute(g, "check_tolerance_reason", c.tolerance_reason);
-    write_attribute(g, "check_passed", std::int64_t{c.passed ? 1 : 0});
-  }
+  if (a.membw_read_GBps) write_attribute(g, "membw_read_GBps", *a.membw_read_GBps);
+  if (const std::optional<StepPointCheck>& c = a.check)
+    write_attributes(g, {{"check_compared_with_tp1", c->compared_with_tp1},
+                         {"check_max_abs_logit_diff", c->max_abs_logit_diff}, {"check_max_abs_logit", c->max_abs_logit},
+                         {"check_tolerance", c->tolerance}, {"check_tolerance_reason", c->tolerance_reason},
+                         {"check_passed", c->passed}});
+}
+
+void write_control_t_rank(H5File& file, ControlMode mode, int batch, int context, const std::vector<double>& t_rank_us,
+                          int iters, int ranks) {
+  write_matrix(file, control_t_rank_path(mode, batch, context), t_rank_us, iters, ranks);
 }
 
 std::vector<double> group0_slowest_per_iteration(const H5File& file, const std::string& point_path,

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "results/h5_file.hpp"
+#include "results/layout.hpp"
 
 namespace tpb {
 
@@ -93,11 +94,16 @@ struct StepPointAttributes {
   std::vector<std::int64_t> experts_touched;
   int experts_per_layer = 0;
   std::optional<StepPointCheck> check;
+  std::optional<double> membw_read_GBps;  // `step --membw`: rank 0's median read bandwidth, every rank reading
 };
 
 // Writes (or replaces) the point's datasets and attributes; the caller flushes.
 void write_step_point(H5File& file, const std::string& point_path, const StepPointRecord& record,
                       const StepPointAttributes& attributes);
+
+// /control/{mode}/b{B}_c{C}/t_rank_us: TP-1's per-rank times (iterations × ranks) in the same-node control.
+void write_control_t_rank(H5File& file, ControlMode mode, int batch, int context, const std::vector<double>& t_rank_us,
+                          int iters, int ranks);
 
 // Per iteration, the slowest rank of the point's group 0. t_step_us: its
 // column 0 in schemas 3 (iterations × groups) and 2 (iterations × ranks, each

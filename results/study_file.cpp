@@ -29,21 +29,13 @@ const std::string kStepRoot = step_root_path(StepRoot::step);
 void write_study_declaration(H5File& file, const Workload& w, const Grid& grid) {
   H5Handle group = file.group(kStudyGroup);
   const hid_t id = group.id();
-  write_attribute(id, "model", w.model);
-  write_attribute(id, "config_path", w.config_path);
-  write_attribute(id, "config_sha256", w.config_sha256);
-  write_attribute(id, "layers", std::int64_t{w.layers});
-  write_attribute(id, "hidden_size", std::int64_t{w.hidden_size});
-  write_attribute(id, "vocab_size", std::int64_t{w.vocab_size});
-  write_attribute(id, "bytes_per_element", std::int64_t{w.bytes_per_element});
-  write_attribute(id, "backend", w.backend);
-  write_attribute(id, "warmup_iters", std::int64_t{w.warmup_iters});
-  write_attribute(id, "iters", std::int64_t{w.iters});
-  write_attribute(id, "bootstrap_seed", static_cast<std::int64_t>(w.bootstrap_seed));
-  write_attribute(id, "bootstrap_resamples", std::int64_t{w.bootstrap_resamples});
-  write_attribute(id, "tp", as_doubles(grid.tp));
-  write_attribute(id, "batch", as_doubles(grid.batch));
-  write_attribute(id, "context", as_doubles(grid.context));
+  write_attributes(id, {{"model", w.model}, {"config_path", w.config_path}, {"config_sha256", w.config_sha256},
+                        {"layers", w.layers}, {"hidden_size", w.hidden_size}, {"vocab_size", w.vocab_size},
+                        {"bytes_per_element", w.bytes_per_element}, {"backend", w.backend},
+                        {"warmup_iters", w.warmup_iters}, {"iters", w.iters},
+                        {"bootstrap_seed", static_cast<std::int64_t>(w.bootstrap_seed)},
+                        {"bootstrap_resamples", w.bootstrap_resamples}, {"tp", as_doubles(grid.tp)},
+                        {"batch", as_doubles(grid.batch)}, {"context", as_doubles(grid.context)}});
   file.flush();
 }
 
@@ -70,35 +62,43 @@ void read_study_declaration(const H5File& file, Workload* w, Grid* grid) {
   grid->context = read_int_list(id, "context");
 }
 
-void write_prereg(H5File& file, const PreregRecord& record) {
-  file.write_strings(kPreregText, {record.text});
-  H5Handle group = file.group(kPreregGroup);
-  write_attribute(group.id(), "sha256", record.sha256);
-  write_attribute(group.id(), "registered_at", record.registered_at);
+void write_study_design(H5File& file, const StudyDesign& d) {
+  H5Handle group = file.group(kStudyGroup);
+  write_attributes(group.id(), {{"sweep_iters", d.sweep_iters}, {"calibration_rounds", d.calibration_rounds},
+                                {"collective", d.collective}, {"calibrated_at", d.calibrated_at},
+                                {"rounds", d.rounds}, {"time_budget_s", d.time_budget_s},
+                                {kStudyBudgetBytes, d.memory_budget_bytes},
+                                {kStudyBudgetSource, d.memory_budget_source}});
+}
+
+void write_prereg(H5File& file, const PreregRecord& record, std::string_view under) {
+  file.write_strings(std::string(under) + kPreregText, {record.text});
+  H5Handle group = file.group(std::string(under) + kPreregGroup);
+  write_attributes(group.id(), {{"sha256", record.sha256}, {"registered_at", record.registered_at}});
   file.flush();
 }
 
-bool has_prereg(const H5File& file) { return file.exists(kPreregText); }
+bool has_prereg(const H5File& file, std::string_view under) { return file.exists(std::string(under) + kPreregText); }
 
-PreregRecord read_prereg(const H5File& file) {
-  if (!has_prereg(file))
-    throw UsageError(fmt::format("FILE: '{}' holds no registration (/prereg is missing): run 'mpi_bench register' "
+PreregRecord read_prereg(const H5File& file, std::string_view under) {
+  if (!has_prereg(file, under))
+    throw UsageError(fmt::format("FILE: '{}' holds no registration ({}{} is missing): run 'mpi_bench register' "
                                  "before measuring or judging",
-                                 file.path()));
+                                 file.path(), under, kPreregGroup));
   PreregRecord record;
-  const auto texts = file.read_strings(kPreregText);
-  TPB_CHECK(texts.size() == 1, "/prereg/predictions_json must hold exactly one text");
+  const std::string text_path = std::string(under) + kPreregText;
+  const auto texts = file.read_strings(text_path);
+  TPB_CHECK(texts.size() == 1, fmt::format("{} must hold exactly one text", text_path));
   record.text = texts.front();
-  H5Handle group = file.open_object(kPreregGroup);
+  H5Handle group = file.open_object(std::string(under) + kPreregGroup);
   record.sha256 = read_string_attribute(group.id(), "sha256");
   record.registered_at = read_string_attribute(group.id(), "registered_at");
   return record;
 }
 
-void write_measurement_stamp(H5File& file, const MeasurementStamp& stamp) {
-  H5Handle group = file.group(kStepRoot);
-  write_attribute(group.id(), "prereg_sha256", stamp.prereg_sha256);
-  write_attribute(group.id(), "measure_started_at", stamp.started_at);
+void write_measurement_stamp(H5File& file, const MeasurementStamp& stamp, std::string_view under) {
+  H5Handle group = file.group(std::string(under) + kStepRoot);
+  write_attributes(group.id(), {{"prereg_sha256", stamp.prereg_sha256}, {"measure_started_at", stamp.started_at}});
   file.flush();
 }
 
@@ -193,12 +193,12 @@ void write_verdicts(H5File& file, const std::vector<FormDegreeResult>& results, 
     H5Handle group = file.group(group_path);
     // The first round's points described by the single-pass point rule; the
     // verdict (`verdict`, `mape_pct`) is the rounds' (round_verdict_file.hpp).
-    write_attribute(group.id(), "point_mape_pct", r.judgement.mape_pct);
-    write_attribute(group.id(), "point_kill_switch_pct", r.judgement.threshold_pct);
-    write_attribute(group.id(), "point_verdict", std::string(to_string(r.judgement.verdict)));
-    write_attribute(group.id(), "localizing_term", r.culprit.term);
-    write_attribute(group.id(), "localizing_departure_us", r.culprit.departure_us);
-    write_attribute(group.id(), "localizing_departure_pct", r.culprit.departure_pct);
+    write_attributes(group.id(), {{"point_mape_pct", r.judgement.mape_pct},
+                                  {"point_kill_switch_pct", r.judgement.threshold_pct},
+                                  {"point_verdict", std::string(to_string(r.judgement.verdict))},
+                                  {"localizing_term", r.culprit.term},
+                                  {"localizing_departure_us", r.culprit.departure_us},
+                                  {"localizing_departure_pct", r.culprit.departure_pct}});
   }
   H5Handle root = file.group(kVerdictGroup);
   write_attribute(root.id(), "prereg_sha256", prereg_sha256);

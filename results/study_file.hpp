@@ -20,15 +20,31 @@ namespace tpb {
 void write_study_declaration(H5File& file, const Workload& workload, const Grid& grid);
 void read_study_declaration(const H5File& file, Workload* workload, Grid* grid);  // UsageError when absent
 
-// /prereg: the registration text, its SHA-256 and its timestamp.
+// How calibration ran and the rounds it declares (register seals rounds and
+// time_budget_s), with the memory budget the study runs under, stored beside
+// the declaration in /study so that a later `verdict` decides under the same budget.
+struct StudyDesign {
+  int sweep_iters = 0, calibration_rounds = 0;
+  std::string collective, calibrated_at;
+  int rounds = 0;
+  double time_budget_s = 0;
+  std::int64_t memory_budget_bytes = 0;
+  std::string memory_budget_source;
+};
+void write_study_design(H5File& file, const StudyDesign& design);
+inline constexpr const char* kStudyBudgetBytes = "memory_budget_bytes";
+inline constexpr const char* kStudyBudgetSource = "memory_budget_source";
+
+// /prereg: the registration text, its SHA-256 and its timestamp; `under`: an
+// ablation root (layout.hpp), or the file's root when empty.
 struct PreregRecord {
   std::string text;
   std::string sha256;
   std::string registered_at;
 };
-void write_prereg(H5File& file, const PreregRecord& record);
-bool has_prereg(const H5File& file);
-PreregRecord read_prereg(const H5File& file);  // UsageError when absent
+void write_prereg(H5File& file, const PreregRecord& record, std::string_view under = {});
+bool has_prereg(const H5File& file, std::string_view under = {});
+PreregRecord read_prereg(const H5File& file, std::string_view under = {});  // UsageError when absent
 
 // What the measure stage records about itself: the registration hash it ran
 // under, and when it started (UTC, microseconds).
@@ -36,7 +52,7 @@ struct MeasurementStamp {
   std::string prereg_sha256;
   std::string started_at;
 };
-void write_measurement_stamp(H5File& file, const MeasurementStamp& stamp);
+void write_measurement_stamp(H5File& file, const MeasurementStamp& stamp, std::string_view under = {});
 bool has_measurement(const H5File& file);
 MeasurementStamp read_measurement_stamp(const H5File& file);
 

@@ -28,37 +28,24 @@ void write_sweep_group(H5File& file, SweepRoot root, const SweepGroupRecord& tp,
 
   H5Handle group = file.group(path);
   const hid_t id = group.id();
-  write_attribute(id, "operation", tp.operation);
-  write_attribute(id, collective_attribute::name, tp.collective);
-  write_attribute(id, collective_attribute::memory, tp.collective_memory);
-  write_attribute(id, "datatype", tp.datatype);
-  write_attribute(id, "k", std::int64_t{tp.k});
-  write_attribute(id, "n_groups", std::int64_t{tp.n_groups});
-  write_attribute(id, "world_size", std::int64_t{tp.world_size});
-  write_attribute(id, "iters", std::int64_t{tp.iters});
-  write_attribute(id, "warmup_iters", std::int64_t{parameters.warmup_iters});
-  write_attribute(id, "check_iters", std::int64_t{parameters.check_iters});
-  write_attribute(id, "cudagraph_calls", std::int64_t{parameters.graph_calls});
-  write_attribute(id, "blocking", std::int64_t{parameters.blocking ? 1 : 0});
-  write_attribute(id, "timing", parameters.timing);
-  write_attribute(id, "batch_calls", std::int64_t{parameters.batch_calls});
-  write_attribute(id, "timing_overhead_us", tp.timing_overhead_us);
-  write_attribute(id, "bus_factor", tp.bus_factor);
-  write_attribute(id, "bandwidth_cliff_bytes", static_cast<std::int64_t>(parameters.bandwidth_cliff_bytes));
-  write_attribute(id, "glibc_tunables", parameters.glibc_tunables);
-  write_attribute(id, "time_definition",
-                  std::string("per iteration the slowest rank of a group; time_median_us is the median over "
-                              "iterations of the slowest group"));
-
-  write_attribute(id, "fit_model", std::string("t(n) = alpha + n / beta, least squares weighted by 1/t^2"));
+  write_attributes(id, {{"operation", tp.operation}, {collective_attribute::name, tp.collective},
+                        {collective_attribute::memory, tp.collective_memory}, {"datatype", tp.datatype}, {"k", tp.k},
+                        {"n_groups", tp.n_groups}, {"world_size", tp.world_size}, {"iters", tp.iters},
+                        {"warmup_iters", parameters.warmup_iters}, {"check_iters", parameters.check_iters},
+                        {"cudagraph_calls", parameters.graph_calls}, {"blocking", parameters.blocking},
+                        {"timing", parameters.timing}, {"batch_calls", parameters.batch_calls},
+                        {"timing_overhead_us", tp.timing_overhead_us}, {"bus_factor", tp.bus_factor},
+                        {"bandwidth_cliff_bytes", static_cast<std::int64_t>(parameters.bandwidth_cliff_bytes)},
+                        {"glibc_tunables", parameters.glibc_tunables},
+                        {"time_definition", "per iteration the slowest rank of a group; time_median_us is the median "
+                                            "over iterations of the slowest group"},
+                        {"fit_model", "t(n) = alpha + n / beta, least squares weighted by 1/t^2"}});
   if (!fits) {
     write_attribute(id, "fit_skipped", tp.fit_skipped);
     return;
   }
-  write_attribute(id, "fit_alpha_us", fits->line.alpha_us);
-  write_attribute(id, "fit_beta_GBps", fits->line.beta_GBps);
-  write_attribute(id, "fit_r2", fits->line.r2);
-  write_attribute(id, "fit_residual_us", fits->line.residual_us);
+  write_attributes(id, {{"fit_alpha_us", fits->line.alpha_us}, {"fit_beta_GBps", fits->line.beta_GBps},
+                        {"fit_r2", fits->line.r2}, {"fit_residual_us", fits->line.residual_us}});
 
   std::vector<double> alpha, beta, r2, min_bytes, max_bytes;
   for (const PiecewiseSegment& segment : fits->piecewise.segments) {
@@ -68,13 +55,10 @@ void write_sweep_group(H5File& file, SweepRoot root, const SweepGroupRecord& tp,
     min_bytes.push_back(segment.min_bytes);
     max_bytes.push_back(segment.max_bytes);
   }
-  write_attribute(id, "piecewise_alpha_us", alpha);
-  write_attribute(id, "piecewise_beta_GBps", beta);
-  write_attribute(id, "piecewise_r2", r2);
-  write_attribute(id, "piecewise_min_bytes", min_bytes);
-  write_attribute(id, "piecewise_max_bytes", max_bytes);
-  write_attribute(id, "piecewise_breakpoints_bytes", fits->piecewise.breakpoints_bytes());
-  write_attribute(id, "piecewise_total_r2", fits->piecewise.r2);
+  write_attributes(id, {{"piecewise_alpha_us", alpha}, {"piecewise_beta_GBps", beta}, {"piecewise_r2", r2},
+                        {"piecewise_min_bytes", min_bytes}, {"piecewise_max_bytes", max_bytes},
+                        {"piecewise_breakpoints_bytes", fits->piecewise.breakpoints_bytes()},
+                        {"piecewise_total_r2", fits->piecewise.r2}});
 }
 
 }  // namespace tpb

@@ -109,7 +109,7 @@ void ablation_stage(StudyRuntime& rt, ResultsFile* file, CollectiveKind collecti
     const PreregRecord record = register_ablation(file->h5(), name, degrees, predictions_dir);
     study_progress(rt, fmt::format("ablation {}: registered at {}, sha256 {}", name, record.registered_at,
                                    record.sha256));
-    write_ablation_measurement_stamp(file->h5(), name, {record.sha256, utc_timestamp_us()});
+    write_measurement_stamp(file->h5(), {record.sha256, utc_timestamp_us()}, root);
   });
 
   StepOptions options;

@@ -11,7 +11,6 @@
 #include "collectives/communicator_factory.hpp"
 #include "collectives/tp_sweep.hpp"
 #include "mpi_bench/host_environment.hpp"
-#include "mpi_bench/pipeline/decision_stage.hpp"
 #include "mpi_bench/pipeline/round_visit.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
 #include "mpi_bench/step_output.hpp"
@@ -137,17 +136,14 @@ void calibrate_stage(StudyRuntime& rt, ResultsFile* file) {
   if (file) {
     write_host_environment(file->h5(), environment);
     write_study_declaration(file->h5(), workload, d.grid);
-    H5Handle study = file->h5().group(kStudyGroup);
-    write_attribute(study.id(), "sweep_iters", std::int64_t{d.sweep_iters});
-    write_attribute(study.id(), "calibration_rounds", std::int64_t{d.calibration_rounds});
-    write_attribute(study.id(), "collective", std::string(to_string(d.collective)));
-    write_attribute(study.id(), "calibrated_at", utc_timestamp_us());
     // The measurement design, declared before any calibration step; register seals it.
-    write_attribute(study.id(), "rounds", std::int64_t{d.rounds});
-    write_attribute(study.id(), "time_budget_s", d.time_budget_s);
-    write_model_config(file->h5(), rt.config);  // the same /config as step and replay files
+    write_study_design(file->h5(), {.sweep_iters = d.sweep_iters, .calibration_rounds = d.calibration_rounds,
+                                    .collective = std::string(to_string(d.collective)),
+                                    .calibrated_at = utc_timestamp_us(), .rounds = d.rounds,
+                                    .time_budget_s = d.time_budget_s, .memory_budget_bytes = rt.memory.budget.bytes,
+                                    .memory_budget_source = rt.memory.budget.source});
+    write_model_config(file->h5(), model_config_record(rt.config));  // the same /config as step and replay files
     write_decision_declaration(file->h5(), d.decision);
-    write_study_budget(file->h5(), rt.memory.budget);
     file->flush();
   }
   // t_ar_sweep(k, ar_bytes) and the logits all-gather, around the step's

@@ -44,22 +44,14 @@ DecisionDegree degree_inputs(const ModelConfig& full, BackendKind backend, Colle
   return d;
 }
 
-constexpr const char* kBudgetBytes = "memory_budget_bytes";
-constexpr const char* kBudgetSource = "memory_budget_source";
-
 }  // namespace
-
-void write_study_budget(H5File& file, const MemoryBudget& budget) {
-  H5Handle study = file.group(kStudyGroup);
-  write_attribute(study.id(), kBudgetBytes, budget.bytes);
-  write_attribute(study.id(), kBudgetSource, budget.source);
-}
 
 std::optional<MemoryBudget> read_study_budget(const H5File& file) {
   if (!file.exists(kStudyGroup)) return std::nullopt;
   H5Handle study = file.open_object(kStudyGroup);
-  if (!has_attribute(study.id(), kBudgetBytes)) return std::nullopt;
-  return MemoryBudget{read_integer_attribute(study.id(), kBudgetBytes), read_string_attribute(study.id(), kBudgetSource)};
+  if (!has_attribute(study.id(), kStudyBudgetBytes)) return std::nullopt;
+  return MemoryBudget{read_integer_attribute(study.id(), kStudyBudgetBytes),
+                      read_string_attribute(study.id(), kStudyBudgetSource)};
 }
 
 DeploymentDecision decision_stage(H5File& file, const MemoryBudget& budget) {

@@ -24,10 +24,9 @@ inline constexpr double kDecisionReservePct = 10;
 // under `budget` and writes /decision.
 DeploymentDecision decision_stage(H5File& file, const MemoryBudget& budget);
 
-// The budget the study ran under, as calibrate stored it in /study, so that a
-// later `verdict` decides under the same budget as `run`. Empty for a file
-// calibrated before the budget was stored.
-void write_study_budget(H5File& file, const MemoryBudget& budget);
+// The budget the study ran under, as calibrate stored it in /study
+// (results/study_file.hpp's StudyDesign). Empty for a file calibrated before
+// the budget was stored.
 std::optional<MemoryBudget> read_study_budget(const H5File& file);
 
 }  // namespace tpb

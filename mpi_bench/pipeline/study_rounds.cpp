@@ -14,6 +14,7 @@
 #include "mpi_bench/watchdog.hpp"
 #include "predictor/visit_order.hpp"
 #include "results/round_records.hpp"
+#include "results/step_point.hpp"
 
 namespace tpb {
 namespace {
@@ -24,10 +25,6 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-std::vector<std::uint64_t> iterations_by_ranks(int iters, int ranks) {
-  return {static_cast<std::uint64_t>(iters), static_cast<std::uint64_t>(ranks)};
-}
-
 // The first round's TP-k points also go where single-pass readers look
 // (/step, /step_nocomm k > 1, /control/concurrent): the anchors' points there
 // are calibration's, sealed, and are never rewritten.
@@ -36,8 +33,8 @@ void write_first_round_point(ResultsFile& file, const RoundCondition& c, const G
   if (c.kind == RoundKind::step) {
     write_gathered_point(file, point);
     if (c.k == 1 && ranks >= 2)
-      file.h5().write_dataset(control_t_rank_path(ControlMode::concurrent, c.batch, c.context),
-                              point.all_ranks_t_rank_us, iterations_by_ranks(iters, ranks));
+      write_control_t_rank(file.h5(), ControlMode::concurrent, c.batch, c.context, point.all_ranks_t_rank_us, iters,
+                           ranks);
   } else if (c.kind == RoundKind::step_nocomm && c.k > 1) {
     write_gathered_point(file, point);
   }
@@ -56,8 +53,7 @@ void measure_ranks_alone(StudyRuntime& rt, ResultsFile* file, TpGroups& groups,
       release_unplanned_shards(rt, residency, conditions, {RoundKind::step, 1, b, c});
       const std::vector<double> alone = run_point_each_rank_alone(rt, *groups.at(1), {1, b, c}, options);
       if (file)
-        file->h5().write_dataset(control_t_rank_path(ControlMode::alone, b, c), alone,
-                                 iterations_by_ranks(options.iters, rt.ranks.size));
+        write_control_t_rank(file->h5(), ControlMode::alone, b, c, alone, options.iters, rt.ranks.size);
     }
 }
 

@@ -225,7 +225,7 @@ TEST(StepOutput, GathersEveryRankAndWritesTheLayout) {
     const ModelConfig config = test::shipped_config("tiny-llama");
     StepRunInfo info{"cpu", StepPoint{tp, 3, 17}, StepOptions{}, false};
     info.options.no_comm = true;
-    write_model_config(file, config);
+    write_model_config(file, model_config_record(config));
     write_step_point(file, step_point_path(info), record, step_point_attributes(info, config, mine, nullptr));
   }
   H5File file(path, H5Mode::read_only);

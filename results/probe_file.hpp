@@ -1,0 +1,22 @@
+#pragma once
+// /membw and /d2d: a memory bandwidth measured on every rank at once, one
+// figure per pass (passes × ranks, GB = 1e9 bytes), and how it was measured.
+#include <cstdint>
+#include <vector>
+
+#include "results/h5_file.hpp"
+
+namespace tpb {
+
+struct BandwidthRecord {
+  std::vector<double> GBps;  // passes × ranks, row-major
+  int passes = 0, ranks = 0;
+  std::int64_t bytes = 0;  // per rank and pass
+};
+
+// /membw/read_GBps, with rank 0's OpenMP threads and one-core FMA peak.
+void write_membw(H5File& file, const BandwidthRecord& read, int threads, double fma_peak_GFLOPs);
+// /d2d/copy_GBps: bytes read + written per copy.
+void write_d2d(H5File& file, const BandwidthRecord& copy);
+
+}  // namespace tpb
