@@ -55,20 +55,10 @@ void CountingBackend::download(const Tensor& src, float* dst) {
     for (std::int64_t j = 0; j < top; ++j) dst[s * src.cols + (s * top + j) % n] = 1.0f;
 }
 
-void CountingBackend::download_tokens(const Tensor& src, std::int32_t* dst) {
-  read(src);
-  std::fill(dst, dst + src.numel(), 0);
-}
-
 void CountingBackend::embedding(Tensor& out, const Tensor& table, const Tensor& tokens) {
   read(tokens);
   read(table, out.numel());  // the b rows the tokens name
   write(out);
-}
-
-// Per row: x² summed (2n), the mean, + eps, sqrt and reciprocal (4), then × inv_rms × gain (2n).
-void CountingBackend::rmsnorm(Tensor& out, const Tensor& in, const Tensor& gain, float) {
-  operation({&in, &gain}, out, in.rows * (4 * in.cols + 4));
 }
 
 // A multiply-add per weight and row, and an add per output element when biased.
@@ -110,11 +100,6 @@ void CountingBackend::attention(Tensor& out, const Tensor& qkv, const Tensor& k_
   count(0, 0, std::int64_t{shape.batch} * shape.q_heads * (4 * t * shape.head_dim + 6 * t + 1));
 }
 
-// Per element an exp, an add, a divide and a multiply.
-void CountingBackend::silu_mul(Tensor& out, const Tensor& gate_up) { operation({&gate_up}, out, 4 * out.numel()); }
-
-void CountingBackend::add(Tensor& x, const Tensor& y) { operation({&x, &y}, x, x.numel()); }
-
 // A multiply per element, and an add where it accumulates (the sum read too).
 void CountingBackend::weighted_rows(Tensor& out, const Tensor& in, const Tensor& scales, int, bool accumulate) {
   read(in);
@@ -122,17 +107,6 @@ void CountingBackend::weighted_rows(Tensor& out, const Tensor& in, const Tensor&
   if (accumulate) read(out);
   write(out);
   count(0, 0, (accumulate ? 2 : 1) * in.numel());
-}
-
-// A comparison per logit seen.
-void CountingBackend::argmax(Tensor& tokens, const Tensor& logits, int) {
-  operation({&logits}, tokens, logits.numel());
-}
-
-void CountingBackend::record_event(EventHandle) {
-  open_.intervals = 1;
-  intervals_.push_back(open_);
-  open_ = PhaseCost{};
 }
 
 void CountingBackend::refuse(const char* operation) {

@@ -7,6 +7,7 @@
 // a download hands the host is made up (zeros, or router logits that route
 // as told). Each operation is counted to the conventions of phase_ledger.hpp;
 // each record_event closes the interval of what was issued since the last.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <initializer_list>
@@ -64,27 +65,35 @@ class CountingBackend final : public Backend {
   void upload(Tensor& dst, const float*) override { write(dst); }
   void download(const Tensor& src, float* dst) override;
   void upload_tokens(Tensor& dst, const std::int32_t*) override { write(dst); }
-  void download_tokens(const Tensor& src, std::int32_t* dst) override;
+  void download_tokens(const Tensor& src, std::int32_t* dst) override { read(src); std::fill_n(dst, src.numel(), 0); }
   void fill_synthetic(Tensor&, std::int64_t, const TensorSlice&, std::uint64_t, std::uint64_t,
                       SyntheticInit) override {}
 
   void embedding(Tensor& out, const Tensor& table, const Tensor& tokens) override;
-  void rmsnorm(Tensor& out, const Tensor& in, const Tensor& gain, float eps) override;
+  // Per row: x² summed (2n), the mean, + eps, sqrt and reciprocal (4), then × inv_rms × gain (2n).
+  void rmsnorm(Tensor& out, const Tensor& in, const Tensor& gain, float) override {
+    operation({&in, &gain}, out, in.rows * (4 * in.cols + 4));
+  }
   void matmul(Tensor& out, const Tensor& in, const Tensor& weight, const Tensor* bias) override;
   void rope(Tensor& qkv, const AttentionShape& shape, int position, const Tensor& inv_freq) override;
   void kv_write(Tensor& k_cache, Tensor& v_cache, const Tensor& qkv, const AttentionShape& shape,
                 int position) override;
   void attention(Tensor& out, const Tensor& qkv, const Tensor& k_cache, const Tensor& v_cache,
                  const AttentionShape& shape, int n_positions) override;
-  void silu_mul(Tensor& out, const Tensor& gate_up) override;
-  void add(Tensor& x, const Tensor& y) override;
+  // Per element an exp, an add, a divide and a multiply.
+  void silu_mul(Tensor& out, const Tensor& gate_up) override { operation({&gate_up}, out, 4 * out.numel()); }
+  void add(Tensor& x, const Tensor& y) override { operation({&x, &y}, x, x.numel()); }
   void weighted_rows(Tensor& out, const Tensor& in, const Tensor& scales, int scale_row, bool accumulate) override;
-  void argmax(Tensor& tokens, const Tensor& logits, int shards) override;
+  void argmax(Tensor& tokens, const Tensor& logits, int) override { operation({&logits}, tokens, logits.numel()); }
   void host_flops(std::int64_t flops) override { open_.flops += flops; }
 
   EventHandle create_event() override { return this; }
   void destroy_event(EventHandle) override {}
-  void record_event(EventHandle) override;
+  void record_event(EventHandle) override {
+    intervals_.push_back(open_);
+    intervals_.back().intervals = 1;
+    open_ = PhaseCost{};
+  }
   double elapsed_us(EventHandle, EventHandle) override { return 0; }
   void synchronize() override {}
   StreamHandle stream() override { return nullptr; }
