@@ -137,6 +137,19 @@ std::vector<ModelForm> registered_forms(const Registration& registration) {
   return registered_forms(registration.transfer.has_value());
 }
 
+std::vector<ModelForm> judged_forms(const Registration& registration) {
+  std::vector<ModelForm> forms = registered_forms(registration);
+  for (const OutsideForm& form : registration.outside_forms)
+    forms.push_back(ModelForm{form.name, form.source_name, nullptr, true});
+  return forms;
+}
+
+const OutsideForm* find_outside_form(const Registration& registration, std::string_view name) {
+  for (const OutsideForm& form : registration.outside_forms)
+    if (form.name == name) return &form;
+  return nullptr;
+}
+
 std::vector<CellPrediction> predict_all(const std::vector<CellInputs>& calibration,
                                         const std::vector<ModelForm>& forms) {
   std::vector<CellPrediction> predictions;

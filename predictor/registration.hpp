@@ -120,6 +120,13 @@ std::vector<CellPrediction> predict_all(const std::vector<CellInputs>& calibrati
 // has_terms = false says so to whoever localizes.
 std::vector<CellPrediction> outside_form_predictions(const OutsideForm& form);
 
+// Every form the verdict judges: registered_forms(), then each outside form
+// as an absolute form with no predict function (its predictions are sealed
+// rows); names and formulas view `registration`, which must outlive them.
+std::vector<ModelForm> judged_forms(const Registration& registration);
+// The outside form NAME, or nullptr for a built-in one.
+const OutsideForm* find_outside_form(const Registration& registration, std::string_view name);
+
 // Canonical text (stable key order, 2-space indent): what is hashed and stored.
 std::string registration_json(const Registration& registration);
 // UsageError naming the field when the text is not a registration, and

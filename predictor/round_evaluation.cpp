@@ -166,12 +166,14 @@ RoundsEvaluation evaluate_rounds(const Registration& r, const std::vector<RoundO
         out.straggler[k] = straggler_term(*rounds_of_k, report_alpha, out.rule.kill_switch_pct);
 
   const BackendKind backend = parse_backend_kind("registered backend", r.workload.backend);
-  for (const ModelForm& form : registered_forms(r))
+  for (const ModelForm& form : judged_forms(r))
     for (int k : r.grid.tp) {
       FormKVerdict verdict;
       verdict.form = form.name;
       verdict.k = k;
       verdict.absolute = form.absolute;
+      const OutsideForm* outside = find_outside_form(r, form.name);
+      if (outside) verdict.outside_source = fmt::format("{} (sha256 {})", outside->source_name, outside->sha256);
       verdict.not_applicable_reason = not_applicable_reason(form.name, backend);
       if (!verdict.not_applicable_reason.empty()) {
         verdict.outcome = Outcome::not_applicable;
@@ -186,7 +188,8 @@ RoundsEvaluation evaluate_rounds(const Registration& r, const std::vector<RoundO
       }
       verdict.judged = judge_form_at_k(std::move(cells), out.aa.holds);
       verdict.outcome = verdict.judged.outcome;
-      verdict.localized = localize_rounds(r, form, k, rounds);
+      // An outside form without term columns predicts no term to localize.
+      if (!outside || outside->has_terms) verdict.localized = localize_rounds(r, form, k, rounds);
       out.cells.push_back(std::move(verdict));
     }
   return out;

@@ -71,6 +71,7 @@ struct FormKVerdict {
   Outcome outcome = Outcome::inconclusive;  // the form at k (NOT_APPLICABLE when the backend cannot measure a term)
   std::string not_applicable_reason;
   bool absolute = false;                    // judged at the launch's level (ModelForm::absolute)
+  std::string outside_source;               // an outside form: "FILE (sha256 …)"; empty for a built-in one
   FormAtK judged;                           // empty cells when NOT_APPLICABLE
   // Per cell (grid order), the calibration-time forecast's error, (exp(median
   // ln(measured / sealed prediction)) − 1) × 100: drift, reported beside.

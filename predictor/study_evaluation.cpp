@@ -59,7 +59,7 @@ BootstrapOptions registered_bootstrap(const Registration& r) {
 std::vector<FormDegreeResult> evaluate_study(const Registration& r, const std::vector<MeasuredCell>& measured,
                                              const BootstrapOptions& bootstrap) {
   std::vector<FormDegreeResult> results;
-  for (const auto& form : registered_forms(r)) {
+  for (const auto& form : judged_forms(r)) {
     for (int k : r.grid.tp) {
       FormDegreeResult result;
       std::vector<CellComparison> comparisons;

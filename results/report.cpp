@@ -97,9 +97,15 @@ std::string prereg_section(const H5File& file, const Registration& r) {
                    r.source.datasets.size(), r.source.results_file);
   s += fmt::format("- decided by the rule sealed in `decision_rule` (version {})\n\n", r.design.rule.version);
   s += "| form | equation | kill switch K |\n|---|---|---|\n";
-  for (const auto& form : registered_forms(r))
-    s += fmt::format("| `{}` | `{}` | {:.2f} % |\n", form.name, form.formula,
+  for (const auto& form : judged_forms(r)) {
+    const OutsideForm* outside = find_outside_form(r, form.name);
+    s += fmt::format("| `{}` | {} | {:.2f} % |\n", form.name,
+                     outside ? fmt::format("outside, from `{}` (SHA-256 `{}`), {} rows{}", outside->source_name,
+                                           outside->sha256, outside->rows.size(),
+                                           outside->has_terms ? " with terms" : "")
+                             : fmt::format("`{}`", form.formula),
                      kill_switch_for(r.kill_switches, form.name));
+  }
   s += "\n";
   return s;
 }

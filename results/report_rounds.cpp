@@ -64,7 +64,8 @@ std::string cell_table(const RoundsEvaluation& e, const Grid& grid) {
     for (std::size_t i = 0; i < v.judged.cells.size(); ++i) {
       const CellJudgement& c = v.judged.cells[i];
       rows.push_back({std::to_string(v.k),
-                      v.absolute ? fmt::format("`{}` (absolute: includes this launch's level)", v.form)
+                      v.absolute ? fmt::format("`{}` ({}absolute: includes this launch's level)", v.form,
+                                               v.outside_source.empty() ? "" : "outside, ")
                                  : fmt::format("`{}`", v.form),
                       fmt::format("b={} c={}", grid.batch[i / grid.context.size()], grid.context[i % grid.context.size()]),
                       std::string(to_string(c.outcome)), fmt::format("{:+.2f} %", c.error_pct),

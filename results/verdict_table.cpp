@@ -76,8 +76,10 @@ std::string verdict_table(const RoundsEvaluation& e, const Grid& grid, TableStyl
       worst = fmt::format("b={} c={}: {} % {}", b, c, pct(cell.error_pct), interval_pct_text(cell.hold));
       mape = pct(v->judged.mape_pct, "{:.1f}") + " %";
     }
-    rows.push_back({std::to_string(v->k), v->absolute ? v->form + " (absolute)" : v->form, verdict_text(*v), worst,
-                    mape, localized_text(*v)});
+    const std::string label = !v->outside_source.empty() ? v->form + " (outside, absolute)"
+                              : v->absolute               ? v->form + " (absolute)"
+                                                          : v->form;
+    rows.push_back({std::to_string(v->k), label, verdict_text(*v), worst, mape, localized_text(*v)});
   }
   return render_table({"k", "form", "verdict", "worst cell: error [1-2α interval]", "MAPE", "localized term"}, rows,
                       style);
