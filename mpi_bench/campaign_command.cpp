@@ -20,6 +20,7 @@ struct CampaignInitOptions {
   std::string kill_switch = default_kill_switch_text();
   int launches = 0;  // L
   std::string dir;
+  std::vector<std::string> forms;  // --form NAME=FILE, repeatable
 };
 
 int run_campaign_init(const CampaignInitOptions& options) {
@@ -29,7 +30,8 @@ int run_campaign_init(const CampaignInitOptions& options) {
   validate_collectively(MPI_COMM_WORLD, [&] {
     const StudyDeclaration declaration = parse_study_flags(options.study);
     const CampaignDesign design =
-        campaign_design_for(declaration, parse_kill_switch(options.kill_switch), options.launches);
+        campaign_design_for(declaration, parse_kill_switch(options.kill_switch), options.launches,
+                            read_outside_forms(options.forms, declaration.grid));
     if (rank == 0) sealed = seal_campaign(options.dir, design);
   });
   if (rank == 0)
@@ -57,6 +59,7 @@ void add_campaign_command(CLI::App& root, CommandList& commands) {
         add_study_flags(&app, options.study);
         app.add_option("--kill-switch", options.kill_switch, "K in percent, the margin every launch is judged at")
             ->capture_default_str();
+        add_outside_form_option(app, options.forms);
       },
       [](const CampaignInitOptions& options, const Invocation&) { return run_campaign_init(options); });
 }

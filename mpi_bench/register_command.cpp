@@ -8,6 +8,7 @@
 #include "mpi_bench/commands.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
 #include "mpi_bench/pipeline/study_options.hpp"
+#include "results/study_file.hpp"
 
 namespace tpb {
 namespace {
@@ -17,7 +18,18 @@ struct RegisterOptions {
   std::string kill_switch = default_kill_switch_text();  // --kill-switch PCT
   std::string predictions_dir;     // -d DIR; empty: next to FILE.h5
   std::string transfer_from;       // --transfer-from A.h5; empty: no `transfer` form
+  std::vector<std::string> forms;  // --form NAME=FILE, repeatable
 };
+
+// The --form files read against the grid FILE declares, FILE opened read-only:
+// a refused form leaves FILE as it was.
+std::vector<OutsideForm> read_register_forms(const RegisterOptions& options) {
+  if (options.forms.empty()) return {};
+  Workload workload;
+  Grid grid;
+  read_study_declaration(H5File(options.file, H5Mode::read_only), &workload, &grid);
+  return read_outside_forms(options.forms, grid);
+}
 
 int run_register(const RegisterOptions& options, const Invocation&) {
   int rank = 0;
@@ -27,9 +39,10 @@ int run_register(const RegisterOptions& options, const Invocation&) {
   validate_collectively(MPI_COMM_WORLD, [&] {
     const double kill_switch = parse_kill_switch(options.kill_switch);
     if (rank != 0) return;
+    const std::vector<OutsideForm> forms = read_register_forms(options);
     if (dir.empty()) dir = std::filesystem::absolute(options.file).parent_path().string();
     ResultsFile file(options.file);
-    record = register_stage(file.h5(), kill_switch, dir, options.transfer_from);
+    record = register_stage(file.h5(), kill_switch, dir, options.transfer_from, {}, forms);
     file.mark_complete();
   });
   if (rank == 0) {
@@ -55,6 +68,7 @@ void add_register_command(CLI::App& root, CommandList& commands) {
         app.add_option("--transfer-from", options.transfer_from,
                        "Another model's calibrated study (same machine): register the `transfer` form, priced by "
                        "its fitted per-phase costs");
+        add_outside_form_option(app, options.forms);
       },
       run_register);
 }

@@ -30,6 +30,7 @@ struct RunOptions {
   std::string transfer_from;      // --transfer-from A.h5; empty: no `transfer` form
   std::string campaign_dir;       // --campaign DIR: one launch of a sealed campaign, into DIR/launch-NNN
   std::optional<int> launch;      // --launch N (else SLURM_ARRAY_TASK_ID, else the next free one)
+  std::vector<std::string> forms;  // --form NAME=FILE, repeatable
   bool overwrite = false;
 };
 
@@ -41,12 +42,13 @@ struct CampaignLaunch {
   std::string out_dir;
 };
 
-CampaignLaunch campaign_launch(const RunOptions& options, const StudyDeclaration& declaration, double kill_switch) {
+CampaignLaunch campaign_launch(const RunOptions& options, const StudyDeclaration& declaration, double kill_switch,
+                               const std::vector<OutsideForm>& outside_forms) {
   CampaignLaunch launch;
   launch.campaign = read_sealed_campaign(options.campaign_dir);
   const CampaignDesign& sealed = launch.campaign.design;
-  const std::string difference =
-      campaign_design_difference(sealed, campaign_design_for(declaration, kill_switch, sealed.launches));
+  const std::string difference = campaign_design_difference(
+      sealed, campaign_design_for(declaration, kill_switch, sealed.launches, outside_forms));
   if (!difference.empty()) throw UsageError(fmt::format("run --campaign {}: {}", options.campaign_dir, difference));
   launch.index = resolve_launch_index(launch.campaign, options.launch);
   launch.out_dir = launch_dir(launch.campaign, launch.index);
@@ -58,9 +60,11 @@ int run_command(const RunOptions& options, const Invocation& invocation) {
   double kill_switch = 0;
   std::optional<CollectiveKind> ablation;
   std::optional<CampaignLaunch> launch;
+  std::vector<OutsideForm> outside_forms;
   validate_collectively(MPI_COMM_WORLD, [&] {
     declaration = parse_study_flags(options.study);
     kill_switch = parse_kill_switch(options.kill_switch);
+    outside_forms = read_outside_forms(options.forms, declaration.grid);
     if (options.campaign_dir.empty() == options.out_dir.empty())
       throw UsageError("run: give either -o DIR or --campaign DIR");
     if (options.launch && options.campaign_dir.empty()) throw UsageError("--launch: only with --campaign DIR");
@@ -68,7 +72,7 @@ int run_command(const RunOptions& options, const Invocation& invocation) {
       if (!options.ablate_collective.empty() || !options.transfer_from.empty())
         throw UsageError("--campaign: a campaign's launch runs the sealed study alone (no --ablate-collective or "
                          "--transfer-from)");
-      launch = campaign_launch(options, declaration, kill_switch);
+      launch = campaign_launch(options, declaration, kill_switch, outside_forms);
     }
     if (!options.ablate_collective.empty())
       ablation = parse_collective_kind("--ablate-collective", options.ablate_collective);
@@ -97,7 +101,8 @@ int run_command(const RunOptions& options, const Invocation& invocation) {
   });
 
   const StudyVerdict results =
-      run_study(runtime, file.get(), {kill_switch, out_dir, options.transfer_from, campaign_sha256, ablation});
+      run_study(runtime, file.get(),
+                {kill_switch, out_dir, options.transfer_from, campaign_sha256, ablation, outside_forms});
   if (!file) return 0;
   file.reset();  // closed before the report reopens it read-only
   // The answer per TP degree comes last, where a reader of the log looks first.
@@ -129,6 +134,7 @@ void add_run_command(CLI::App& root, CommandList& commands) {
         app.add_option("--transfer-from", options.transfer_from,
                        "Another model's calibrated study on this machine (A/study.h5): also register the `transfer` "
                        "form, this model's steps priced by A's fitted per-phase costs");
+        add_outside_form_option(app, options.forms);
       },
       run_command);
 }

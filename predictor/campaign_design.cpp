@@ -22,6 +22,13 @@ T field(const ordered_json& object, const char* name) {
 
 std::string list_text(const std::vector<int>& values) { return fmt::format("{}", fmt::join(values, ",")); }
 
+// "a=SHA256 b=SHA256", or "none": the outside forms as compared (their bytes, by digest).
+std::string outside_forms_text(const std::vector<OutsideForm>& forms) {
+  std::vector<std::string> named;
+  for (const OutsideForm& form : forms) named.push_back(fmt::format("{}={}", form.name, form.sha256));
+  return named.empty() ? "none" : fmt::format("{}", fmt::join(named, " "));
+}
+
 // Appends "FLAG: LAUNCH differs from the campaign's sealed SEALED" for the first difference only.
 template <typename T>
 void compare(std::string& out, const char* flag, const T& sealed, const T& launch) {
@@ -35,7 +42,7 @@ void compare(std::string& out, const char* flag, const T& sealed, const T& launc
 }  // namespace
 
 std::string campaign_design_json(const CampaignDesign& d) {
-  const ordered_json document = {
+  ordered_json document = {
       {"campaign_version", d.version},
       {"launches", d.launches},
       {"estimand", "per cell, the mean over launches of each launch's median of ln(measured / paired prediction)"},
@@ -57,6 +64,11 @@ std::string campaign_design_json(const CampaignDesign& d) {
         {"rounds", d.rounds},
         {"time_budget_s", d.time_budget_s},
         {"seed", d.seed}}}};
+  if (!d.outside_forms.empty()) {
+    ordered_json outside = ordered_json::array();
+    for (const OutsideForm& form : d.outside_forms) outside.push_back(outside_form_json(form));
+    document["outside_forms"] = outside;
+  }
   return document.dump(2) + "\n";
 }
 
@@ -96,6 +108,16 @@ CampaignDesign parse_campaign_design(std::string_view json_text) {
   d.rounds = field<int>(s, "rounds");
   d.time_budget_s = field<double>(s, "time_budget_s");
   d.seed = field<std::uint64_t>(s, "seed");
+  // Only a campaign sealed with --form carries outside forms.
+  if (doc.contains("outside_forms")) {
+    try {
+      for (const auto& sealed : doc.at("outside_forms"))
+        d.outside_forms.push_back(parse_sealed_outside_form(sealed, d.grid));
+      check_distinct_outside_form_names(d.outside_forms);
+    } catch (const UsageError& error) {
+      throw UsageError(fmt::format("campaign.json: {}", error.what()));
+    }
+  }
   return d;
 }
 
@@ -118,6 +140,7 @@ std::string campaign_design_difference(const CampaignDesign& s, const CampaignDe
   compare(out, "--seed", s.seed, l.seed);
   compare(out, "--kill-switch", s.kill_switch_pct, l.kill_switch_pct);
   compare(out, "--alpha", s.family_alpha, l.family_alpha);
+  compare(out, "--form", outside_forms_text(s.outside_forms), outside_forms_text(l.outside_forms));
   return out;
 }
 
@@ -136,6 +159,7 @@ std::string campaign_registration_difference(const CampaignDesign& s, const Regi
   compare(out, "seed", s.seed, r.design.order_seed);
   compare(out, "kill switch", s.kill_switch_pct, r.design.rule.kill_switch_pct);
   compare(out, "alpha", s.family_alpha, r.design.rule.family_alpha);
+  compare(out, "outside forms", outside_forms_text(s.outside_forms), outside_forms_text(r.outside_forms));
   return out;
 }
 

@@ -1,9 +1,10 @@
 #pragma once
 // A campaign's sealed design (campaign.json): the study every launch runs
-// (model, grid, backend, iterations, K, N rounds, α, seed) and L, the number
-// of launches, written and hashed before the first launch. Each launch
-// records the design's SHA-256 in its registration; the pooled verdict
-// (campaign_pooling.hpp) judges only launches that carry it and match it.
+// (model, grid, backend, iterations, K, N rounds, α, seed, the outside forms
+// with their bytes) and L, the number of launches, written and hashed before
+// the first launch. Each launch records the design's SHA-256 in its
+// registration; the pooled verdict (campaign_pooling.hpp) judges only
+// launches that carry it and match it.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,6 +36,7 @@ struct CampaignDesign {
   double kill_switch_pct = 0;   // K
   double family_alpha = 0;      // α
   int rule_version = kDecisionRuleVersion;
+  std::vector<OutsideForm> outside_forms;  // --form: sealed with their bytes, registered by every launch
 };
 
 // Canonical text (stable key order, 2-space indent): what is hashed and stored.

@@ -45,6 +45,8 @@ Registration ablation_registration(const H5File& file, const std::string& root, 
     }
   r.source.datasets_sha256 = datasets_sha256(file, r.source.datasets);
   r.predictions = predict_all(r.calibration);
+  // An outside form states t_step whole, with no collective term to swap.
+  r.outside_forms.clear();
   r.registered_at = utc_timestamp_us();
   return r;
 }

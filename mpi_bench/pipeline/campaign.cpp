@@ -36,7 +36,8 @@ void write_file(const fs::path& path, const std::string& text) {
 
 }  // namespace
 
-CampaignDesign campaign_design_for(const StudyDeclaration& d, double kill_switch_pct, int launches) {
+CampaignDesign campaign_design_for(const StudyDeclaration& d, double kill_switch_pct, int launches,
+                                   const std::vector<OutsideForm>& outside_forms) {
   if (launches < 2 || launches > kMaxCampaignLaunches)
     throw UsageError(fmt::format("--launches: {} is outside [2, {}] (a campaign pools at least two launches)",
                                  launches, kMaxCampaignLaunches));
@@ -62,6 +63,7 @@ CampaignDesign campaign_design_for(const StudyDeclaration& d, double kill_switch
   c.kill_switch_pct = rounds.rule.kill_switch_pct;
   c.family_alpha = rounds.rule.family_alpha;
   c.rule_version = rounds.rule.version;
+  c.outside_forms = outside_forms;
   return c;
 }
 

@@ -6,6 +6,7 @@
 // DIR/report.md.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "mpi_bench/pipeline/study_runtime.hpp"
 #include "predictor/campaign_design.hpp"
@@ -18,10 +19,11 @@ struct SealedCampaign {
   std::string sha256;  // of campaign.json as sealed
 };
 
-// The design a study declaration (and K) asks for, L launches: the config
-// file is read for its name, digest and layer count. UsageError naming a bad
-// value.
-CampaignDesign campaign_design_for(const StudyDeclaration& declaration, double kill_switch_pct, int launches);
+// The design a study declaration (and K) asks for, L launches, with the
+// outside forms every launch registers: the config file is read for its
+// name, digest and layer count. UsageError naming a bad value.
+CampaignDesign campaign_design_for(const StudyDeclaration& declaration, double kill_switch_pct, int launches,
+                                   const std::vector<OutsideForm>& outside_forms);
 
 // Writes DIR/campaign.json and its SHA-256. UsageError when DIR already
 // holds a campaign.json or any launch-NNN.

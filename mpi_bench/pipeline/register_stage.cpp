@@ -68,7 +68,8 @@ std::string planned_rounds_line(const PreregRecord& record) {
 }
 
 PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::string& predictions_dir,
-                            const std::string& transfer_from, const std::string& campaign_sha256) {
+                            const std::string& transfer_from, const std::string& campaign_sha256,
+                            const std::vector<OutsideForm>& outside_forms) {
   if (has_prereg(file))
     throw UsageError(fmt::format("FILE: '{}' is already registered (/prereg exists): a study registers once; "
                                  "calibrate into a new file to register again",
@@ -77,6 +78,7 @@ PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::str
   read_study_declaration(file, &r.workload, &r.grid);
   if (!transfer_from.empty()) r.transfer = calibrate_transfer(file, r, transfer_from);
   r.kill_switches = kill_switch_table(kill_switch_pct, r.transfer.has_value());
+  for (const OutsideForm& form : outside_forms) r.kill_switches.push_back({form.name, kill_switch_pct});
   r.tool_version = TPB_TOOL_VERSION;
   r.source.results_file = file.path();
 
@@ -104,6 +106,9 @@ PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::str
   r.modelled_degrees = register_modelled_degrees(file, r);
   r.source.datasets_sha256 = datasets_sha256(file, r.source.datasets);
   r.predictions = predict_all(r.calibration, registered_forms(r));
+  r.outside_forms = outside_forms;
+  for (const OutsideForm& form : outside_forms)
+    for (const CellPrediction& p : outside_form_predictions(form)) r.predictions.push_back(p);
   r.design = declared_design(file, kill_switch_pct, r.workload.bootstrap_seed);
   plan_design_rounds(file, r, r.design);
   r.falsification_rule = decision_rule_text(r.design.rule);

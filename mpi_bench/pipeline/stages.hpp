@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "mpi_bench/pipeline/study_runtime.hpp"
+#include "predictor/outside_form.hpp"
 #include "predictor/round_evaluation.hpp"
 #include "predictor/study_design.hpp"
 #include "predictor/study_evaluation.hpp"
@@ -36,8 +37,10 @@ void calibrate_collective_sweeps(StudyRuntime& runtime, ResultsFile* file, Commu
 // `transfer_from`: another model's calibrated study, whose fitted phase costs
 // register the `transfer` form beside the study's own (transfer_calibration.hpp).
 // `campaign_sha256`: a campaign's launch seals its campaign's digest (none when empty).
+// `outside_forms`: read from --form before calibration, sealed beside the built-in forms.
 PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::string& predictions_dir,
-                            const std::string& transfer_from = {}, const std::string& campaign_sha256 = {});
+                            const std::string& transfer_from = {}, const std::string& campaign_sha256 = {},
+                            const std::vector<OutsideForm>& outside_forms = {});
 
 // The sealed round plan in one line (round_plan_line), or empty when the
 // registration has none: printed before measuring, so a budget too small for

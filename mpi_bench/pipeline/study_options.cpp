@@ -79,6 +79,14 @@ void add_design_claim_flags(CLI::App& app, DesignClaimFlags& flags) {
   app.add_option("--alpha", flags.alpha, "Refuse unless this equals the registered family-wise alpha");
 }
 
+void add_outside_form_option(CLI::App& app, std::vector<std::string>& name_equals_files) {
+  app.add_option("--form", name_equals_files,
+                 "NAME=FILE: also register the outside form NAME, FILE's t_step per grid cell in µs, as CSV "
+                 "k,batch,context,t_step_us[,compute_us,collective_us,host_us] or JSON {\"predictions\": [...]}; "
+                 "sealed with its bytes; repeatable (docs/STUDY.md, \"Outside forms\")")
+      ->allow_extra_args(false);  // one NAME=FILE per --form
+}
+
 std::string default_kill_switch_text() { return fmt::format("{:g}", kDefaultKillSwitchPct); }
 
 double parse_kill_switch(const std::string& text) {

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 #include "mpi_bench/grid_options.hpp"
 #include "mpi_bench/pipeline/decision_options.hpp"
@@ -46,6 +47,11 @@ struct DesignClaimFlags {
 DesignClaims parse_design_claims(const DesignClaimFlags& flags);  // UsageError naming a bad value
 // The claim flags, declared once for every command that takes them.
 void add_design_claim_flags(CLI::App& app, DesignClaimFlags& flags);
+
+// --form NAME=FILE, repeatable (register, run, campaign init): the typed
+// arguments, read into outside forms (predictor/outside_form.hpp) by
+// read_outside_forms once the grid is known, before any calibration.
+void add_outside_form_option(CLI::App& app, std::vector<std::string>& name_equals_files);
 
 // --kill-switch PCT as a number; UsageError otherwise.
 double parse_kill_switch(const std::string& text);

@@ -13,7 +13,7 @@ StudyVerdict run_study(StudyRuntime& runtime, ResultsFile* file, const StudyRunC
   validate_collectively(MPI_COMM_WORLD, [&] {
     if (!file) return;
     const PreregRecord record = register_stage(file->h5(), choices.kill_switch_pct, choices.out_dir,
-                                               choices.transfer_from, choices.campaign_sha256);
+                                               choices.transfer_from, choices.campaign_sha256, choices.outside_forms);
     study_progress(runtime, fmt::format("registered at {}, sha256 {}", record.registered_at, record.sha256));
     if (const std::string plan = planned_rounds_line(record); !plan.empty()) study_progress(runtime, plan);
   });

@@ -5,6 +5,7 @@
 // then the file is marked complete.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/choices.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
@@ -18,6 +19,7 @@ struct StudyRunChoices {
   std::string transfer_from;    // register --transfer-from; empty for none
   std::string campaign_sha256;  // a campaign's launch; empty for none
   std::optional<CollectiveKind> ablation;  // --ablate-collective
+  std::vector<OutsideForm> outside_forms;  // --form, read before calibration
 };
 
 // Collective. `file` is non-null on world rank 0 only. Returns rank 0's
