@@ -28,6 +28,10 @@ constexpr std::array kForms{
 
 constexpr ModelForm kTransfer{"transfer", "t_transfer(k) + n_ar*t_ar_sweep(k, ar_bytes) + n_ag*t_ag_sweep(k, ag_bytes)",
                               predict_transfer, true};
+constexpr ModelForm kRoofline{"roofline",
+                              "sum over phases of max(bytes/read_GBps, flops/peak_GFLOPs) + n_ar*t_ar_sweep(k, ar_bytes) "
+                              "+ n_ag*t_ag_sweep(k, ag_bytes)",
+                              predict_roofline, true};
 
 Prediction from_terms(const TermShares& terms) { return {terms.total_us(), terms}; }
 
@@ -64,13 +68,20 @@ Prediction predict_transfer(const FormInputs& in) {
   return from_terms({.compute_us = in.t_transfer_us, .collective_us = collective_term_us(in), .host_us = 0});
 }
 
+Prediction predict_roofline(const FormInputs& in) {
+  return from_terms({.compute_us = in.t_roofline_us, .collective_us = collective_term_us(in), .host_us = 0});
+}
+
 std::span<const ModelForm> model_forms() { return kForms; }
 
 const ModelForm& transfer_form() { return kTransfer; }
 
-std::vector<ModelForm> registered_forms(bool with_transfer) {
+const ModelForm& roofline_form() { return kRoofline; }
+
+std::vector<ModelForm> registered_forms(bool with_transfer, bool with_roofline) {
   std::vector<ModelForm> forms(kForms.begin(), kForms.end());
   if (with_transfer) forms.push_back(kTransfer);
+  if (with_roofline) forms.push_back(kRoofline);
   return forms;
 }
 
@@ -78,8 +89,9 @@ const ModelForm& find_model_form(std::string_view name) {
   for (const auto& form : kForms)
     if (form.name == name) return form;
   if (name == kTransfer.name) return kTransfer;
+  if (name == kRoofline.name) return kRoofline;
   std::string valid;
-  for (const auto& form : registered_forms(true)) valid += (valid.empty() ? "" : ", ") + std::string(form.name);
+  for (const auto& form : registered_forms(true, true)) valid += (valid.empty() ? "" : ", ") + std::string(form.name);
   throw UsageError(fmt::format("unknown model form '{}' (valid: {})", name, valid));
 }
 

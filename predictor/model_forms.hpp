@@ -24,6 +24,10 @@ struct FormInputs {
   // `transfer` only: the compute of the TP-k shard priced by another model's
   // fitted phase costs (mpi_bench/pipeline/transfer_calibration.hpp). Sealed: no round re-measures it.
   double t_transfer_us = 0;
+  // `roofline` only: the TP-k shard's phases, each priced at max(bytes read
+  // and written / read bandwidth, flops / compute peak), the ceilings measured
+  // at calibration (mpi_bench/pipeline/roofline_calibration.hpp). Sealed.
+  double t_roofline_us = 0;
 };
 
 // The terms a form assumes, in µs; they add up to its predicted t_step.
@@ -53,6 +57,10 @@ Prediction predict_no_speedup(const FormInputs& in);  // t_compute(1) + collecti
 // Calibrated on another model A: B's TP-k shard priced by A's fitted phase
 // costs, plus B's own collective terms. Registered only when asked for.
 Prediction predict_transfer(const FormInputs& in);    // t_transfer(k) + collectives
+// An analytic calculator's answer, as llm-analysis, LLM-Viewer or GenZ give
+// it: the ledger's phases at the machine's measured ceilings, plus the
+// collectives. Registered when the calibration measured the ceilings.
+Prediction predict_roofline(const FormInputs& in);    // t_roofline(k) + collectives
 
 struct ModelForm {
   std::string_view name;     // as in reports, HDF5 and predictions.json
@@ -69,8 +77,9 @@ std::span<const ModelForm> model_forms();
 // `transfer`: registered only beside them, when a study names another
 // model's calibration (register --transfer-from).
 const ModelForm& transfer_form();
-// What one registration holds: model_forms(), then `transfer` when it is registered.
-std::vector<ModelForm> registered_forms(bool with_transfer);
+const ModelForm& roofline_form();
+// What one registration holds: model_forms(), then `transfer` and `roofline` when registered.
+std::vector<ModelForm> registered_forms(bool with_transfer, bool with_roofline = false);
 // The form named `name` (transfer included); UsageError listing the valid names otherwise.
 const ModelForm& find_model_form(std::string_view name);
 

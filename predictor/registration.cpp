@@ -18,7 +18,7 @@ ordered_json terms_json(const TermShares& terms) {
   return {{"compute_us", terms.compute_us}, {"collective_us", terms.collective_us}, {"host_us", terms.host_us}};
 }
 
-ordered_json inputs_json(const CellInputs& cell, bool with_transfer) {
+ordered_json inputs_json(const CellInputs& cell, bool with_transfer, bool with_roofline) {
   const FormInputs& in = cell.inputs;
   ordered_json out = {{"k", in.k},
           {"batch", cell.batch},
@@ -33,6 +33,7 @@ ordered_json inputs_json(const CellInputs& cell, bool with_transfer) {
           {"n_ag", in.n_ag},
           {"t_ag_sweep_us", in.t_ag_sweep_us}};
   if (with_transfer) out["t_transfer_us"] = in.t_transfer_us;
+  if (with_roofline) out["t_roofline_us"] = in.t_roofline_us;
   return out;
 }
 
@@ -58,6 +59,7 @@ CellInputs parse_cell_inputs(const ordered_json& c) {
                  field<double>(c, "t_replay_us"), field<int>(c, "n_ar"),         field<double>(c, "t_ar_sweep_us"),
                  field<int>(c, "n_ag"),        field<double>(c, "t_ag_sweep_us")};
   if (c.contains("t_transfer_us")) cell.inputs.t_transfer_us = field<double>(c, "t_transfer_us");
+  if (c.contains("t_roofline_us")) cell.inputs.t_roofline_us = field<double>(c, "t_roofline_us");
   return cell;
 }
 
@@ -74,7 +76,7 @@ ordered_json decision_json(const Registration& r) {
   ordered_json modelled = ordered_json::array();
   for (const auto& m : r.modelled_degrees) {
     ordered_json calibration = ordered_json::array(), predictions = ordered_json::array();
-    for (const auto& cell : m.calibration) calibration.push_back(inputs_json(cell, false));
+    for (const auto& cell : m.calibration) calibration.push_back(inputs_json(cell, false, false));
     for (const auto& p : m.predictions) predictions.push_back(prediction_json(p));
     modelled.push_back({{"k", m.k},
                         {"label", "MODELLED"},
@@ -134,7 +136,7 @@ std::vector<CellPrediction> outside_form_predictions(const OutsideForm& form) {
 }
 
 std::vector<ModelForm> registered_forms(const Registration& registration) {
-  return registered_forms(registration.transfer.has_value());
+  return registered_forms(registration.transfer.has_value(), registration.roofline.has_value());
 }
 
 std::vector<ModelForm> judged_forms(const Registration& registration) {
@@ -168,7 +170,7 @@ std::string registration_json(const Registration& r) {
   for (const auto& row : r.kill_switches)
     kill.push_back({{"form", row.form}, {"mape_threshold_pct", row.mape_threshold_pct}});
   ordered_json calibration = ordered_json::array();
-  for (const auto& cell : r.calibration) calibration.push_back(inputs_json(cell, r.transfer.has_value()));
+  for (const auto& cell : r.calibration) calibration.push_back(inputs_json(cell, r.transfer.has_value(), r.roofline.has_value()));
   ordered_json predictions = ordered_json::array();
   for (const auto& p : r.predictions) predictions.push_back(prediction_json(p));
   const Workload& w = r.workload;
@@ -203,6 +205,11 @@ std::string registration_json(const Registration& r) {
       {"decision", decision_json(r)}};
   document["decision_rule"] = rounds_design_json(r.design);
   if (r.transfer) document["transfer"] = transfer_source_json(*r.transfer);
+  if (r.roofline)
+    document["roofline"] = {{"read_GBps", r.roofline->read_GBps},
+                            {"peak_GFLOPs", r.roofline->peak_GFLOPs},
+                            {"bandwidth_probe", r.roofline->bandwidth_probe},
+                            {"bytes_priced", "read + written"}};
   if (!r.outside_forms.empty()) {
     ordered_json outside = ordered_json::array();
     for (const OutsideForm& form : r.outside_forms) outside.push_back(outside_form_json(form));
@@ -250,6 +257,12 @@ Registration parse_registration(std::string_view json_text) {
   r.design = parse_rounds_design(section(doc, "decision_rule"));
   // Only a study that registered `transfer` carries A's calibration.
   if (doc.contains("transfer")) r.transfer = parse_transfer_source(doc.at("transfer"));
+  // Only a study whose calibration measured the ceilings registers `roofline`.
+  if (doc.contains("roofline")) {
+    const auto& ceilings = doc.at("roofline");
+    r.roofline = RooflineCeilings{field<double>(ceilings, "read_GBps"), field<double>(ceilings, "peak_GFLOPs"),
+                                  field<std::string>(ceilings, "bandwidth_probe")};
+  }
   // Only a study that registered --form carries outside forms.
   if (doc.contains("outside_forms")) parse_outside_forms(doc.at("outside_forms"), r);
   // Only a campaign's launch carries its campaign's digest.

@@ -84,6 +84,16 @@ struct ModelledDegree {
   std::vector<CellPrediction> predictions;
 };
 
+// What `roofline` prices a phase at, measured at calibration on every rank
+// at once (/membw): the read bandwidth, median over passes and ranks, and the
+// compute peak of one rank (its threads × one core's FMA peak). A phase costs
+// max((bytes read + bytes written) / read_GBps, flops / peak_GFLOPs).
+struct RooflineCeilings {
+  double read_GBps = 0;
+  double peak_GFLOPs = 0;
+  std::string bandwidth_probe;  // what measured read_GBps: "membw read (host memory)"
+};
+
 struct Registration {
   int version = kRegistrationVersion;
   std::string registered_at;          // UTC, microseconds: 2026-11-30T04:15:00.123456Z
@@ -103,6 +113,8 @@ struct Registration {
   // Forms from outside (--form NAME=FILE): their files' bytes, digests and
   // rows; each row is also in `predictions`, under the form's NAME.
   std::vector<OutsideForm> outside_forms;
+  // `roofline` is registered: the calibration measured the ceilings it prices at.
+  std::optional<RooflineCeilings> roofline;
   // A launch of a campaign (run --campaign): the SHA-256 of its sealed
   // campaign.json (campaign_design.hpp), sealed with the predictions.
   std::optional<std::string> campaign_sha256;

@@ -9,12 +9,12 @@
 
 namespace tpb {
 
-std::vector<KillSwitch> kill_switch_table(double threshold_pct, bool with_transfer) {
+std::vector<KillSwitch> kill_switch_table(double threshold_pct, bool with_transfer, bool with_roofline) {
   if (!std::isfinite(threshold_pct) || threshold_pct <= 0.0 || threshold_pct > 1000.0)
     throw UsageError(fmt::format("--kill-switch: '{}' is not a MAPE threshold in percent (0 < PCT <= 1000)",
                                  threshold_pct));
   std::vector<KillSwitch> table;
-  for (const auto& form : registered_forms(with_transfer)) table.push_back({std::string(form.name), threshold_pct});
+  for (const auto& form : registered_forms(with_transfer, with_roofline)) table.push_back({std::string(form.name), threshold_pct});
   return table;
 }
 

@@ -23,7 +23,8 @@ struct KillSwitch {
 // One row per registered model form (`transfer` among them when
 // `with_transfer`), each at `threshold_pct` (--kill-switch).
 // UsageError when the threshold is not a percentage in (0, 1000].
-std::vector<KillSwitch> kill_switch_table(double threshold_pct = kDefaultKillSwitchPct, bool with_transfer = false);
+std::vector<KillSwitch> kill_switch_table(double threshold_pct = kDefaultKillSwitchPct, bool with_transfer = false,
+                                          bool with_roofline = false);
 
 // The threshold registered for `form`; tpb::Error when the table lacks it.
 double kill_switch_for(const std::vector<KillSwitch>& table, std::string_view form);

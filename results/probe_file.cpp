@@ -22,6 +22,14 @@ void write_membw(H5File& file, const BandwidthRecord& read, int threads, double 
   write_attributes(group.id(), {{"threads", threads}, {"fma_peak_GFLOPs", fma_peak_GFLOPs}});
 }
 
+std::optional<MembwRecord> read_membw(const H5File& file) {
+  if (!file.exists(kMembwReadGBps)) return std::nullopt;
+  H5Handle group = file.open_object(kMembwGroup);
+  return MembwRecord{file.read_doubles(kMembwReadGBps),
+                     static_cast<int>(read_integer_attribute(group.id(), "threads")),
+                     read_double_attribute(group.id(), "fma_peak_GFLOPs")};
+}
+
 void write_d2d(H5File& file, const BandwidthRecord& copy) {
   write_bandwidth(file, kD2dGroup, kD2dCopyGBps, copy,
                   "cudaMemcpyAsync device to device timed by CUDA events, 2 x bytes / time (read + written), every "

@@ -2,6 +2,7 @@
 // /membw and /d2d: a memory bandwidth measured on every rank at once, one
 // figure per pass (passes × ranks, GB = 1e9 bytes), and how it was measured.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "results/h5_file.hpp"
@@ -18,5 +19,14 @@ struct BandwidthRecord {
 void write_membw(H5File& file, const BandwidthRecord& read, int threads, double fma_peak_GFLOPs);
 // /d2d/copy_GBps: bytes read + written per copy.
 void write_d2d(H5File& file, const BandwidthRecord& copy);
+
+// /membw as written: every pass of every rank, and rank 0's threads and
+// one-core FMA peak; none when the file has no /membw.
+struct MembwRecord {
+  std::vector<double> read_GBps;  // passes × ranks, row-major
+  int threads = 0;
+  double fma_peak_GFLOPs = 0;
+};
+std::optional<MembwRecord> read_membw(const H5File& file);
 
 }  // namespace tpb

@@ -95,7 +95,14 @@ std::string prereg_section(const H5File& file, const Registration& r) {
                    attribute_or(file, kVerdictGroup, "judged_at"));
   s += fmt::format("- calibration datasets SHA-256 `{}` over {} datasets of `{}`\n", r.source.datasets_sha256,
                    r.source.datasets.size(), r.source.results_file);
-  s += fmt::format("- decided by the rule sealed in `decision_rule` (version {})\n\n", r.design.rule.version);
+  s += fmt::format("- decided by the rule sealed in `decision_rule` (version {})\n", r.design.rule.version);
+  if (r.roofline)
+    s += fmt::format("- `roofline` prices each phase of the TP-k shard's ledger at max((bytes read + bytes written) / "
+                     "{:.2f} GB/s, flops / {:.2f} GFLOP/s): the read bandwidth and the compute peak (threads × one "
+                     "core's FMA peak) measured at calibration ({}); reads and writes are both priced at the read "
+                     "bandwidth\n",
+                     r.roofline->read_GBps, r.roofline->peak_GFLOPs, r.roofline->bandwidth_probe);
+  s += "\n";
   s += "| form | equation | kill switch K |\n|---|---|---|\n";
   for (const auto& form : judged_forms(r)) {
     const OutsideForm* outside = find_outside_form(r, form.name);

@@ -25,6 +25,10 @@ std::vector<double> per_cell(const FormAtK& form, F f) {
 
 double pct_of(double log_value) { return std::expm1(log_value) * 100.0; }
 
+// /verdict/{form}/k{K} judged_on: how the form was priced in each round.
+constexpr const char* kJudgedPaired = "paired";      // on the round's anchors
+constexpr const char* kJudgedAbsolute = "absolute";  // its sealed prediction, at the launch's level
+
 // {prefix}_pct, and where its interval formed {prefix}_low_pct and {prefix}_high_pct.
 void write_interval(hid_t object, const std::string& prefix, const RoundInterval& i) {
   write_attribute(object, prefix + "_pct", i.estimate);
@@ -32,9 +36,13 @@ void write_interval(hid_t object, const std::string& prefix, const RoundInterval
 }
 
 void write_cell(hid_t group, const FormKVerdict& cell) {
-  write_attributes(group, {{"verdict", std::string(to_string(cell.outcome))}, {"reason", verdict_reason(cell)}});
+  write_attributes(group, {{"verdict", std::string(to_string(cell.outcome))}, {"reason", verdict_reason(cell)},
+                           {"judged_on", std::string(cell.absolute ? kJudgedAbsolute : kJudgedPaired)}});
   if (cell.outcome == Outcome::not_applicable) return;  // never judged: no figure
   const FormAtK& f = cell.judged;
+  if (cell.absolute)
+    write_attribute(group, "cell_level_pct", per_cell(f, [](const CellJudgement& c) { return pct_of(c.level_log); }));
+  if (!cell.outside_source.empty()) write_attribute(group, "outside_source", cell.outside_source);
   write_attributes(group, {{"mape_pct", f.mape_pct}, {"worst_cell", f.worst_cell},
                            {"error_ci_high_pct", f.error_bound_pct},
                            {"cell_error_pct", per_cell(f, [](const CellJudgement& c) { return c.error_pct; })},
@@ -197,6 +205,8 @@ FormKVerdict read_form_at_k(const H5File& file, const std::string& form, int k, 
   v.form = form;
   v.k = k;
   v.outcome = parse_outcome(read_string_attribute(g, "verdict"), path);
+  v.absolute = read_string_attribute(g, "judged_on") == kJudgedAbsolute;
+  if (has_attribute(g, "outside_source")) v.outside_source = read_string_attribute(g, "outside_source");
   if (v.outcome == Outcome::not_applicable) {
     v.not_applicable_reason = read_string_attribute(g, "reason");
     return v;
@@ -214,9 +224,11 @@ FormKVerdict read_form_at_k(const H5File& file, const std::string& form, int k, 
   const auto hold_high = read_double_list_attribute(g, "cell_hold_high_pct");
   const auto falsify_low = read_double_list_attribute(g, "cell_falsify_low_pct");
   const auto falsify_high = read_double_list_attribute(g, "cell_falsify_high_pct");
+  const auto level = v.absolute ? read_double_list_attribute(g, "cell_level_pct") : std::vector<double>();
   for (std::size_t i = 0; i < verdicts.size(); ++i) {
     CellJudgement c = read_cell(verdicts[i], error.at(i), hold_low.at(i), hold_high.at(i), rounds, path);
     c.mean_ratio_pct = mean_ratio.at(i);
+    if (v.absolute) c.level_log = std::log1p(level.at(i) / 100.0);
     c.falsify = interval_of(c.median_log, falsify_low.at(i), falsify_high.at(i), rounds);
     f.cells.push_back(c);
   }
@@ -303,7 +315,7 @@ RoundsEvaluation read_round_verdicts(const H5File& file, const Registration& r) 
                                                "control_same_node_spread_high_pct");
   for (int k : r.grid.tp)
     if (auto term = read_straggler(root, k)) e.straggler[k] = std::move(*term);
-  for (const ModelForm& form : registered_forms(r))
+  for (const ModelForm& form : judged_forms(r))
     for (int k : r.grid.tp) e.cells.push_back(read_form_at_k(file, std::string(form.name), k, e.rounds));
   return e;
 }

@@ -11,6 +11,7 @@
 #include "collectives/communicator_factory.hpp"
 #include "collectives/tp_sweep.hpp"
 #include "mpi_bench/host_environment.hpp"
+#include "mpi_bench/membw.hpp"
 #include "mpi_bench/pipeline/round_visit.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
 #include "mpi_bench/step_output.hpp"
@@ -149,6 +150,12 @@ void calibrate_stage(StudyRuntime& rt, ResultsFile* file) {
   // t_ar_sweep(k, ar_bytes) and the logits all-gather, around the step's
   // payloads, for every k > 1: a group of one rank issues no collective.
   calibrate_collective_sweeps(rt, file, *rt.world, collective_degrees(d.grid.tp), {});
+
+  // `roofline`'s ceilings: host memory's read bandwidth and the FMA peak, every
+  // rank at once as the ranks of a step run (/membw). The CUDA backend's
+  // ceilings are the device's, which no calibration probe measures yet.
+  if (d.backend == BackendKind::cpu)
+    gather_membw(MPI_COMM_WORLD, file ? &file->h5() : nullptr, measure_read_bandwidth(MPI_COMM_WORLD, {}));
 
   // The step terms last: registration and the first measurement round follow
   // them within a second, and the machine's level moves over seconds

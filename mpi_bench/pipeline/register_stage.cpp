@@ -9,6 +9,7 @@
 #include "mpi_bench/pipeline/calibrated_cell.hpp"
 #include "mpi_bench/pipeline/modelled_degrees.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
+#include "mpi_bench/pipeline/roofline_calibration.hpp"
 #include "mpi_bench/pipeline/transfer_calibration.hpp"
 #include "predictor/piecewise_fit.hpp"
 #include "predictor/sha256.hpp"
@@ -77,12 +78,15 @@ PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::str
   Registration r;
   read_study_declaration(file, &r.workload, &r.grid);
   if (!transfer_from.empty()) r.transfer = calibrate_transfer(file, r, transfer_from);
-  r.kill_switches = kill_switch_table(kill_switch_pct, r.transfer.has_value());
+  r.roofline = read_roofline_ceilings(file);
+  r.kill_switches = kill_switch_table(kill_switch_pct, r.transfer.has_value(), r.roofline.has_value());
   for (const OutsideForm& form : outside_forms) r.kill_switches.push_back({form.name, kill_switch_pct});
   r.tool_version = TPB_TOOL_VERSION;
   r.source.results_file = file.path();
 
   const Workload& w = r.workload;
+  const std::optional<LedgerModel> model =
+      r.roofline ? std::optional<LedgerModel>(read_ledger_model(file, w)) : std::nullopt;
   for (int k : r.grid.tp)
     for (int b : r.grid.batch)
       for (int c : r.grid.context) {
@@ -92,6 +96,10 @@ PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::str
           return sweep_fit_us(file, root, k, bytes);
         });
         if (r.transfer) cell.inputs.t_transfer_us = find_transfer_cell(*r.transfer, k, b, c).compute_us();
+        if (model)  // the shard replay's routing, as the step it prices
+          cell.inputs.t_roofline_us = roofline_compute_us(
+              phase_ledger(model->config, k, b, c, model->types, false, experts_touched(file, replay, model->config)),
+              *r.roofline);
         r.calibration.push_back(cell);
         if (k == r.grid.tp.front()) r.source.datasets.push_back(step_dataset_path(nocomm, step_dataset::t_step_us));
         r.source.datasets.push_back(step_dataset_path(replay, step_dataset::t_step_us));

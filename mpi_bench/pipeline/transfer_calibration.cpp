@@ -43,29 +43,13 @@ Study read_study(const H5File& file, const std::string& what) {
                                  file.path(), kMetaGroup));
   H5Handle study = file.open_object(kStudyGroup);
   s.machine = {cpu->model, cpu->cores, s.workload.backend, read_string_attribute(study.id(), "collective")};
-  H5Handle config = file.open_object(kConfigGroup);
-  s.config = with_layers(parse_model_config(read_string_attribute(config.id(), "json"), s.workload.model),
-                         s.workload.layers);
-  s.types = backend_memory_types(parse_backend_kind("registered backend", s.workload.backend));
+  LedgerModel model = read_ledger_model(file, s.workload);
+  s.config = std::move(model.config);
+  s.types = model.types;
   return s;
 }
 
-// The distinct experts each layer touched at a point (mixture-of-experts
-// models; routing is fixed per point): the row sums of its 0/1 table.
-std::vector<int> experts_touched(const H5File& file, const std::string& point, const ModelConfig& config) {
-  if (!config.is_moe()) return {};
-  const std::string path = step_dataset_path(point, step_dataset::experts_touched);
-  if (!file.exists(path))
-    throw UsageError(fmt::format("--transfer-from: '{}' has no {} for its mixture-of-experts ledger", file.path(), path));
-  std::vector<std::uint64_t> dims;
-  const std::vector<std::int64_t> touched = file.read_integers(path, &dims);
-  std::vector<int> per_layer;
-  for (std::uint64_t layer = 0; layer < dims.at(0); ++layer)
-    per_layer.push_back(static_cast<int>(std::count(touched.begin() + static_cast<std::ptrdiff_t>(layer * dims.at(1)),
-                                                    touched.begin() + static_cast<std::ptrdiff_t>((layer + 1) * dims.at(1)),
-                                                    std::int64_t{1})));
-  return per_layer;
-}
+
 
 // Each phase of a shard's ledger priced by its class's fit, in ledger order.
 std::vector<std::pair<std::string, double>> priced_phases(const PhaseCostFit& fit, const PhaseLedger& ledger) {
@@ -223,6 +207,27 @@ TransferSource calibrate_transfer(const H5File& b_file, const Registration& b_re
         source.cells.push_back(std::move(cell));
       }
   return source;
+}
+
+LedgerModel read_ledger_model(const H5File& file, const Workload& w) {
+  H5Handle config = file.open_object(kConfigGroup);
+  return {with_layers(parse_model_config(read_string_attribute(config.id(), "json"), w.model), w.layers),
+          backend_memory_types(parse_backend_kind("registered backend", w.backend))};
+}
+
+std::vector<int> experts_touched(const H5File& file, const std::string& point, const ModelConfig& config) {
+  if (!config.is_moe()) return {};
+  const std::string path = step_dataset_path(point, step_dataset::experts_touched);
+  if (!file.exists(path))
+    throw UsageError(fmt::format("'{}' has no {} for its mixture-of-experts ledger", file.path(), path));
+  std::vector<std::uint64_t> dims;
+  const std::vector<std::int64_t> touched = file.read_integers(path, &dims);
+  std::vector<int> per_layer;
+  for (std::uint64_t layer = 0; layer < dims.at(0); ++layer)
+    per_layer.push_back(static_cast<int>(std::count(touched.begin() + static_cast<std::ptrdiff_t>(layer * dims.at(1)),
+                                                    touched.begin() + static_cast<std::ptrdiff_t>((layer + 1) * dims.at(1)),
+                                                    std::int64_t{1})));
+  return per_layer;
 }
 
 }  // namespace tpb

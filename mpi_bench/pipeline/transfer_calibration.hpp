@@ -10,6 +10,8 @@
 #include "predictor/registration.hpp"
 #include "predictor/transfer_source.hpp"
 #include "results/h5_file.hpp"
+#include "tp_decoder/memory_estimate.hpp"
+#include "tp_decoder/model_config.hpp"
 
 namespace tpb {
 
@@ -24,6 +26,19 @@ TransferSource calibrate_transfer(const H5File& b_file, const Registration& b, c
 // (A's file, that it is a calibrated study, its backend and collective, B's
 // grid inside A's), so that a bad --transfer-from costs no calibration. The
 // CPU is checked at registration, against what B's calibration recorded.
+// A calibrated study's model as its phase ledger needs it: the config at the
+// layers run, and the storage types of its backend.
+struct LedgerModel {
+  ModelConfig config;
+  MemoryTypes types;
+};
+LedgerModel read_ledger_model(const H5File& file, const Workload& w);
+
+// The distinct experts each layer touched at a point (mixture-of-experts
+// models; routing is fixed per point): the row sums of its 0/1 table. Empty
+// for a dense model; UsageError naming the file when it lacks the table.
+std::vector<int> experts_touched(const H5File& file, const std::string& point, const ModelConfig& config);
+
 void precheck_transfer_source(const std::string& a_path, const Grid& b_grid, std::string_view b_backend,
                               std::string_view b_collective);
 

@@ -130,6 +130,27 @@ TEST(Registration, TransferIsSealedWithItsFitAndReadBackExactly) {
   EXPECT_EQ(registered_forms(back).back().name, "transfer");
 }
 
+TEST(Registration, RooflineIsSealedWithItsCeilingsAndJudgedAsAbsolute) {
+  Registration r = sample_registration(15);
+  EXPECT_EQ(registration_json(r).find("roofline"), std::string::npos);  // absent unless measured
+  r.roofline = RooflineCeilings{7.5, 70.0, "membw"};
+  for (CellInputs& cell : r.calibration) cell.inputs.t_roofline_us = 1000.0 * cell.batch / cell.inputs.k;
+  r.kill_switches = kill_switch_table(15, false, true);
+  r.predictions = predict_all(r.calibration, registered_forms(r));
+  const CellInputs& cell = find_cell_inputs(r, 2, 4, 64);
+  EXPECT_DOUBLE_EQ(find_prediction(r, "roofline", 2, 4, 64).prediction.t_step_us,
+                   2000.0 + collective_term_us(cell.inputs));
+  const std::string text = registration_json(r);
+  const Registration back = parse_registration(text);
+  EXPECT_EQ(registration_json(back), text);
+  ASSERT_TRUE(back.roofline.has_value());
+  EXPECT_EQ(back.roofline->read_GBps, 7.5);
+  EXPECT_EQ(back.roofline->peak_GFLOPs, 70.0);
+  EXPECT_EQ(find_cell_inputs(back, 2, 4, 64).inputs.t_roofline_us, 2000.0);
+  EXPECT_EQ(registered_forms(back).back().name, "roofline");
+  EXPECT_TRUE(registered_forms(back).back().absolute);
+}
+
 TEST(Registration, AnEditedTransferFitIsRefusedByItsDigest) {
   const Registration r = with_transfer();
   const std::string text = registration_json(r);
