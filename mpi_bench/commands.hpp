@@ -12,6 +12,7 @@ void add_membw_command(CLI::App& root, CommandList& commands);  // membw_command
 void add_d2d_command(CLI::App& root, CommandList& commands);  // d2d_command.cpp
 void add_verify_command(CLI::App& root, CommandList& commands);  // verify_command.cpp
 void add_kv_command(CLI::App& root, CommandList& commands);  // kv_command.cpp
+void add_calibration_command(CLI::App& root, CommandList& commands);  // calibration_command.cpp
 
 void add_calibrate_command(CLI::App& root, CommandList& commands);  // calibrate_command.cpp
 void add_register_command(CLI::App& root, CommandList& commands);  // register_command.cpp

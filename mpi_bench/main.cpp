@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   tpb::add_measure_command(app, commands);
   tpb::add_verdict_command(app, commands);
   tpb::add_report_command(app, commands);
+  tpb::add_calibration_command(app, commands);
   tpb::add_run_command(app, commands);
   tpb::add_campaign_command(app, commands);
   tpb::WatchdogOptions watchdog_options;

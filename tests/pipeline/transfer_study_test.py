@@ -22,7 +22,6 @@ Run with Debian's /usr/bin/python3 (h5py):
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,6 +30,7 @@ import h5py
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pyutil"))
 from cli_check import FAILURES, expect, mpi_bench_args, run  # noqa: E402
+from h5_edit import edited_copy  # noqa: E402
 
 SMALL = ["--tp", "1,2", "--batch", "1,4", "--context", "8", "-w", "0", "-n", "1", "--sweep-iters", "3",
          "--calibration-rounds", "3"]
@@ -44,13 +44,6 @@ def expect_refused(a, ranks, args, text):
     expect(result.returncode == 2, f"{' '.join(args)}: exit {result.returncode}, expected 2: {result.stderr[-500:]}")
     expect(len(lines) == 1, f"{' '.join(args)}: {len(lines)} error lines: {lines}")
     expect(any(text in line for line in lines), f"{' '.join(args)}: the error does not name '{text}': {lines}")
-
-
-def edited_copy(source, target, edit):
-    shutil.copyfile(source, target)
-    with h5py.File(target, "r+") as f:
-        edit(f)
-    return target
 
 
 def text_of(value):

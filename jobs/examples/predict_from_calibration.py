@@ -1,0 +1,76 @@
+#!/usr/bin/python3
+"""A latency model outside tpbench, calibrated on this machine: reads the
+document `mpi_bench calibration FILE.h5` writes (docs/CALIBRATION.md) and
+predicts every grid cell's TP-k decode step, as the CSV `register --form` takes.
+
+  compute    = sum over the step's phases of max(bytes / read bandwidth, flops / compute peak),
+               the k-shard's ledger (one rank of TP-k); the measured replay t_replay(k)
+               where the file has no /membw
+  collective = n_ar * t_ar(ar_bytes) + n_ag * t_ag(ag_bytes), each the sweep's piecewise
+               latency-bandwidth fit (alpha + bytes / beta) at the payload
+  host       = 0
+
+usage: predict_from_calibration.py CALIBRATION.json -o PATH
+"""
+import csv
+import json
+import sys
+
+COLLECTIVE_PHASES = {"all_reduce", "all_gather"}  # priced by the sweeps, not by the roofline
+
+
+def fail(message):
+    print(f"predict_from_calibration: error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def fitted_us(sweep, nbytes):
+    """The segment whose range holds nbytes, split at the breakpoints as tpbench's registration does."""
+    segment = sum(1 for b in sweep["breakpoints_bytes"] if nbytes >= b)
+    s = sweep["segments"][segment]
+    bandwidth_us = 0.0 if s["beta_GBps"] is None else nbytes / (s["beta_GBps"] * 1e3)  # null: a flat segment
+    return max(0.0, s["alpha_us"] + bandwidth_us)  # GB/s = 1e3 bytes per µs; a fit's negative alpha is no time
+
+
+def compute_us(cell, bandwidth):
+    if bandwidth["read_GBps"] is None or bandwidth["compute_peak_GFLOPs"] is None:
+        return cell["anchors"]["t_replay_us"]
+    bytes_per_us, flops_per_us = bandwidth["read_GBps"] * 1e3, bandwidth["compute_peak_GFLOPs"] * 1e3
+    return sum(max((p["bytes_read"] + p["bytes_written"]) / bytes_per_us, p["flops"] / flops_per_us)
+               for name, p in cell["ledger"]["phases"].items() if name not in COLLECTIVE_PHASES)
+
+
+def collective_us(cell, sweeps):
+    c = cell["ledger"]["collectives"]
+    if c["n_ar"] == 0 and c["n_ag"] == 0:
+        return 0.0  # a group of one rank issues no collective
+    ar, ag = sweeps[("all_reduce", cell["k"])], sweeps[("all_gather", cell["k"])]
+    return c["n_ar"] * fitted_us(ar, c["ar_bytes"]) + c["n_ag"] * fitted_us(ag, c["ag_bytes"])
+
+
+def main(argv):
+    if len(argv) != 4 or argv[2] != "-o":
+        fail("usage: predict_from_calibration.py CALIBRATION.json -o PATH")
+    try:
+        with open(argv[1], encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as error:
+        fail(f"cannot read '{argv[1]}' as JSON: {error}")
+    if not isinstance(doc, dict) or doc.get("schema") != "tpbench-calibration" or doc.get("schema_version") != 1:
+        fail(f"'{argv[1]}' is not a tpbench-calibration document of schema_version 1")
+    try:
+        sweeps = {(s["operation"], s["k"]): s for s in doc["sweeps"] if "segments" in s}
+        rows = []
+        for cell in (c for c in doc["cells"] if c["in_grid"]):  # --predict-tp degrees are not grid cells
+            compute, collective = compute_us(cell, doc["bandwidth"]), collective_us(cell, sweeps)
+            rows.append([cell["k"], cell["batch"], cell["context"], compute + collective, compute, collective, 0.0])
+    except (KeyError, IndexError, TypeError) as error:
+        fail(f"'{argv[1]}' lacks a field this model needs: {error!r}")
+    with open(argv[3], "w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out)
+        writer.writerow(["k", "batch", "context", "t_step_us", "compute_us", "collective_us", "host_us"])
+        writer.writerows(rows)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
