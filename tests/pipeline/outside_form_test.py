@@ -55,7 +55,8 @@ def bad_forms(work):
     return [
         (["x=" + file("missing_cell.csv", HEADER + "1,1,8,1000\n")], "no prediction for cell k=2,batch=1,context=8"),
         (["x=" + file("outside.csv", GOOD_CSV + "4,1,8,300\n")], "outside.csv:4: cell k=4,batch=1,context=8 is not in"),
-        (["x=" + file("twice.csv", GOOD_CSV + "1,1,8,900\n")], "twice.csv:4: cell k=1,batch=1,context=8 is given twice"),
+        (["x=" + file("twice.csv", GOOD_CSV + "1,1,8,900\n")],
+         "twice.csv:4: cell k=1,batch=1,context=8 is given twice"),
         (["x=" + file("nan.csv", HEADER + "1,1,8,nan\n2,1,8,600\n")], "nan.csv:2: t_step_us 'nan'"),
         (["x=" + file("negative.csv", HEADER + "1,1,8,1000\n2,1,8,-600\n")], "negative.csv:3: t_step_us '-600'"),
         (["x=" + file("zero.csv", HEADER + "1,1,8,0\n2,1,8,600\n")], "zero.csv:2: t_step_us '0'"),

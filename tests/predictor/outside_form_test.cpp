@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "common/error.hpp"
+#include "predictor/campaign_design.hpp"
 #include "predictor/outside_form.hpp"
 #include "predictor/registration.hpp"
 #include "predictor/sha256.hpp"
@@ -170,7 +171,7 @@ TEST(OutsideForm, NamesThatAreTakenOrMalformedAreRefused) {
   TempDir dir;
   const std::string file = dir.write("f.csv", kCsv);
   std::vector<std::string> taken;
-  for (const ModelForm& form : registered_forms(true, true)) taken.emplace_back(form.name);
+  for (const ModelForm& form : registered_forms(true)) taken.emplace_back(form.name);
   taken.insert(taken.end(), {"transfer", "roofline", "aa"});
   for (const std::string& name : taken) {
     const std::string message = refusal([&] { read_outside_form(name + "=" + file, kFormGrid); });
@@ -224,12 +225,8 @@ Registration registration_with_forms() {
   r.kill_switches = kill_switch_table(15);
   r.falsification_rule = decision_rule_text(DecisionRule{});
   r.source = {"out/study.h5", {"/step_nocomm/k1/b1_c256/t_step_us"}, std::string(64, 'b')};
-  for (int k : r.grid.tp)
-    for (int b : r.grid.batch)
-      r.calibration.push_back({b, 256, b * 64 * 4, b * 256 / k * 4,
-                               {.k = k, .t_compute1_us = 1000.0 * b, .t_host_us = 30, .t_replay_us = 510.0 * b / k,
-                                .n_ar = 4, .t_ar_sweep_us = k > 1 ? 12.5 : 0.0, .n_ag = 1,
-                                .t_ag_sweep_us = k > 1 ? 0.1 / 3 : 0.0}});
+  // One cell of built-in predictions beside the outside ones: each form's seal checks its own.
+  r.calibration = {{1, 256, 256, 1024, {.k = 1, .t_compute1_us = 1000, .t_host_us = 30, .t_replay_us = 1000}}};
   r.predictions = predict_all(r.calibration);
   r.outside_forms = {parse_outside_form("termed", "termed.csv", kCsvWithTerms, r.grid),
                      parse_outside_form("bare", "bare.json", kJson, r.grid)};
@@ -251,7 +248,7 @@ TEST(OutsideForm, RegistrationRoundTripKeepsBothForms) {
 }
 
 // `text` with `from` replaced once by `to`; fails the test when `from` is not there.
-std::string edited(std::string text, const std::string& from, const std::string& to) {
+std::string edited_text(std::string text, const std::string& from, const std::string& to) {
   const std::size_t at = text.find(from);
   EXPECT_NE(at, std::string::npos) << from;
   if (at != std::string::npos) text.replace(at, from.size(), to);
@@ -262,12 +259,12 @@ TEST(OutsideForm, AnEditToTheSealedCopyIsRefusedNamingTheForm) {
   const Registration r = registration_with_forms();
   const std::string text = registration_json(r);
   // The bytes edited, their sha256 kept.
-  const std::string bytes_edited = edited(text, "2,1,256,600,500,90,10", "2,1,256,60,500,90,10");
+  const std::string bytes_edited = edited_text(text, "2,1,256,600,500,90,10", "2,1,256,60,500,90,10");
   const std::string hashed = refusal([&] { parse_registration(bytes_edited); });
   EXPECT_NE(hashed.find("sealed outside form 'termed': its bytes hash to"), std::string::npos) << hashed;
   // The bytes and their sha256 edited together, the rows left: the bytes' rows are not the sealed rows.
   Registration rehashed = r;
-  rehashed.outside_forms[0].bytes = edited(kCsvWithTerms, "2,1,256,600,", "2,1,256,60,");
+  rehashed.outside_forms[0].bytes = edited_text(kCsvWithTerms, "2,1,256,600,", "2,1,256,60,");
   rehashed.outside_forms[0].sha256 = sha256_hex(rehashed.outside_forms[0].bytes);
   const std::string rows = refusal([&] { parse_registration(registration_json(rehashed)); });
   EXPECT_NE(rows.find("sealed outside form 'termed': its rows are not the rows of its sealed bytes"),
@@ -281,8 +278,31 @@ TEST(OutsideForm, AnEditToTheSealedCopyIsRefusedNamingTheForm) {
   EXPECT_NE(prediction.find("the predictions of outside form 'bare' are not the rows"), std::string::npos)
       << prediction;
   // A sealed form renamed to a built-in one.
-  const std::string renamed = refusal([&] { parse_registration(edited(text, "\"name\": \"bare\"", "\"name\": \"ideal\"")); });
+  const std::string renamed =
+      refusal([&] { parse_registration(edited_text(text, "\"name\": \"bare\"", "\"name\": \"ideal\"")); });
   EXPECT_NE(renamed.find("NAME 'ideal' is taken"), std::string::npos) << renamed;
+}
+
+TEST(OutsideForm, ACampaignSealsItsFormsAndComparesThemByDigest) {
+  CampaignDesign design;
+  design.launches = 2;
+  design.grid = kFormGrid;
+  design.outside_forms = {parse_outside_form("bare", "bare.json", kJson, kFormGrid)};
+  const std::string text = campaign_design_json(design);
+  const CampaignDesign back = parse_campaign_design(text);
+  EXPECT_EQ(campaign_design_json(back), text);
+  ASSERT_EQ(back.outside_forms.size(), 1u);
+  EXPECT_EQ(back.outside_forms[0].bytes, kJson);
+  EXPECT_EQ(campaign_design_difference(back, design), "");
+  CampaignDesign other = design;
+  other.outside_forms = {parse_outside_form("bare", "bare.csv", kCsv, kFormGrid)};
+  EXPECT_EQ(campaign_design_difference(design, other),
+            fmt::format("--form: bare={} differs from the campaign's sealed bare={}", sha256_hex(kCsv),
+                        sha256_hex(kJson)));
+  other.outside_forms.clear();
+  EXPECT_NE(campaign_design_difference(design, other).find("--form: none differs"), std::string::npos);
+  const std::string edited = refusal([&] { parse_campaign_design(edited_text(text, "700.5", "7.5")); });
+  EXPECT_NE(edited.find("campaign.json: sealed outside form 'bare': its bytes hash to"), std::string::npos) << edited;
 }
 
 }  // namespace
