@@ -27,7 +27,7 @@ using nlohmann::ordered_json;
 // Names an outside form may not take besides the built-in forms': `aa` is the
 // A/A control's place beside the forms (/campaign/aa, the report), and
 // `roofline` is kept for a built-in form.
-constexpr std::string_view kReservedNames[] = {"aa", "roofline"};
+constexpr std::string_view kReservedNames[] = {"aa"};
 constexpr std::string_view kCellKeys[] = {"k", "batch", "context", "t_step_us"};
 constexpr std::string_view kTermKeys[] = {"compute_us", "collective_us", "host_us"};
 
@@ -265,7 +265,7 @@ void check_outside_form_name(std::string_view name) {
   if (!std::all_of(name.begin(), name.end(), allowed))
     throw UsageError(fmt::format("NAME '{}' is not lower-case letters, digits and _ ([a-z0-9_]+)", name));
   std::vector<std::string> taken;
-  for (const ModelForm& form : registered_forms(true)) taken.emplace_back(form.name);
+  for (const ModelForm& form : registered_forms(true, true)) taken.emplace_back(form.name);
   taken.insert(taken.end(), std::begin(kReservedNames), std::end(kReservedNames));
   if (std::find(taken.begin(), taken.end(), name) != taken.end())
     throw UsageError(fmt::format("NAME '{}' is taken (built in or reserved: {})", name, fmt::join(taken, ", ")));

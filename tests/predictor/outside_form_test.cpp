@@ -171,7 +171,7 @@ TEST(OutsideForm, NamesThatAreTakenOrMalformedAreRefused) {
   TempDir dir;
   const std::string file = dir.write("f.csv", kCsv);
   std::vector<std::string> taken;
-  for (const ModelForm& form : registered_forms(true)) taken.emplace_back(form.name);
+  for (const ModelForm& form : registered_forms(true, true)) taken.emplace_back(form.name);
   taken.insert(taken.end(), {"transfer", "roofline", "aa"});
   for (const std::string& name : taken) {
     const std::string message = refusal([&] { read_outside_form(name + "=" + file, kFormGrid); });
