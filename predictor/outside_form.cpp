@@ -24,9 +24,8 @@ namespace {
 
 using nlohmann::ordered_json;
 
-// Names an outside form may not take besides the built-in forms': `aa` is the
-// A/A control's place beside the forms (/campaign/aa, the report), and
-// `roofline` is kept for a built-in form.
+// A name an outside form may not take besides the built-in forms': `aa` is
+// the A/A control's place beside the forms (/campaign/aa, the report).
 constexpr std::string_view kReservedNames[] = {"aa"};
 constexpr std::string_view kCellKeys[] = {"k", "batch", "context", "t_step_us"};
 constexpr std::string_view kTermKeys[] = {"compute_us", "collective_us", "host_us"};
