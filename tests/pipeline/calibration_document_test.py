@@ -10,7 +10,8 @@ seconds), and the worked example predictor on its document:
   - a missing file, a file that is not HDF5, an HDF5 file without a study and a
     study whose calibration did not finish: exit 2 and one line naming it;
   - jobs/examples/predict_from_calibration.py writes one CSV row per grid cell,
-    every time > 0, with and without /membw; a document it cannot read: exit 2.
+    every time > 0, with and without /membw; a document it cannot read: exit 2;
+    registered as an outside form, its terms agree with the built-in `roofline`.
 
   calibration_document_test.py --mpiexec MPIEXEC --mpi-bench MPI_BENCH --configs DIR --predictor SCRIPT
 """
@@ -137,6 +138,27 @@ def check_predictor(a, doc_path, work, name):
     expect_refused([sys.executable, a.predictor, a.predictor, "-o", out], "cannot read")
 
 
+def check_against_roofline(a, study, doc_path, work):
+    """Registered as an outside form beside the built-in `roofline`, which prices the same ledger at the same
+    ceilings inside the registration: the same collective terms everywhere, and the same compute at k = 1 (at k > 1
+    its shard's argmax scores the vocabulary shard, the document's ledger the gathered logits)."""
+    csv_path = os.path.join(work, "example.csv")
+    run([sys.executable, a.predictor, doc_path, "-o", csv_path])
+    registered = edited_copy(study, os.path.join(work, "registered.h5"), lambda f: None)
+    run([a.mpi_bench, "register", registered, "--form", f"example={csv_path}"])
+    predictions = json.load(open(os.path.join(work, "predictions.json")))["predictions"]
+    by_form = {(p["form"], p["k"], p["batch"]): p["terms"] for p in predictions if p["form"] in ("example", "roofline")}
+    for (form, k, b), terms in by_form.items():
+        if form != "example":
+            continue
+        built_in = by_form.get(("roofline", k, b), {})
+        expect(math.isclose(terms["collective_us"], built_in.get("collective_us", -1), rel_tol=1e-9),
+               f"k={k} b={b}: collective {terms} vs roofline {built_in}")
+        expect(k > 1 or math.isclose(terms["compute_us"], built_in.get("compute_us", -1), rel_tol=1e-9),
+               f"k={k} b={b}: compute {terms} vs roofline {built_in}")
+    expect(len(by_form) == 8, f"example and roofline at 4 cells each: {sorted(by_form)}")
+
+
 def main():
     a = mpi_bench_args("--predictor")
     with tempfile.TemporaryDirectory(prefix="tpb_calibration_") as work:
@@ -155,6 +177,7 @@ def main():
         expect(hashlib.sha256(open(study, "rb").read()).hexdigest() == digest, "calibration modified FILE")
         check_predictor(a, absent_doc, work, "replay")
         check_predictor(a, present_doc, work, "roofline")
+        check_against_roofline(a, study, os.path.join(work, "calibration.json"), work)
     if FAILURES:
         sys.exit("FAILED:\n  " + "\n  ".join(FAILURES))
     print("calibration document: every check passed")
