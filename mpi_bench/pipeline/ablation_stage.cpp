@@ -44,7 +44,7 @@ Registration ablation_registration(const H5File& file, const std::string& root, 
       r.source.datasets.push_back(sweep_dataset_path(sweep, k, "time_us", root));
     }
   r.source.datasets_sha256 = datasets_sha256(file, r.source.datasets);
-  r.predictions = predict_all(r.calibration);
+  r.predictions = predict_all(r.calibration, registered_forms(r));  // `roofline` too: its compute share is sealed
   // An outside form states t_step whole, with no collective term to swap.
   r.outside_forms.clear();
   r.registered_at = utc_timestamp_us();

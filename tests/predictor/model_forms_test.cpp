@@ -32,7 +32,20 @@ TEST(ModelForms, TableListsEveryFormOnceAndFindsThemByName) {
   for (const auto& form : model_forms()) names.emplace_back(form.name);
   EXPECT_EQ(names, (std::vector<std::string>{"ideal", "host_floor", "max_form", "replay", "no_speedup"}));
   EXPECT_DOUBLE_EQ(find_model_form("host_floor").predict(two_way(300)).t_step_us, 860.0);
-  EXPECT_THROW(find_model_form("roofline"), UsageError);
+  EXPECT_EQ(&find_model_form("roofline"), &roofline_form());
+  EXPECT_THROW(find_model_form("amdahl"), UsageError);
+}
+
+TEST(ModelForms, RooflineIsItsSealedComputePlusTheCollectivesAndJudgedAbsolute) {
+  FormInputs in = two_way(300);
+  in.t_roofline_us = 123.0;
+  EXPECT_DOUBLE_EQ(predict_roofline(in).t_step_us, 123.0 + collective_term_us(in));
+  EXPECT_DOUBLE_EQ(predict_roofline(in).terms.compute_us, 123.0);
+  const std::vector<ModelForm> with = registered_forms(false, true);
+  ASSERT_EQ(with.size(), model_forms().size() + 1);
+  EXPECT_EQ(with.back().name, "roofline");
+  EXPECT_TRUE(with.back().absolute);
+  for (const auto& form : model_forms()) EXPECT_FALSE(form.absolute) << form.name;  // paired on the round's anchors
 }
 
 TEST(ModelForms, TransferIsRegisteredOnlyWhenAskedFor) {
