@@ -24,14 +24,6 @@ def fail(message):
     sys.exit(2)
 
 
-def fitted_us(sweep, nbytes):
-    """The segment whose range holds nbytes, split at the breakpoints as tpbench's registration does."""
-    segment = sum(1 for b in sweep["breakpoints_bytes"] if nbytes >= b)
-    s = sweep["segments"][segment]
-    bandwidth_us = 0.0 if s["beta_GBps"] is None else nbytes / (s["beta_GBps"] * 1e3)  # null: a flat segment
-    return max(0.0, s["alpha_us"] + bandwidth_us)  # GB/s = 1e3 bytes per µs; a fit's negative alpha is no time
-
-
 def compute_us(cell, bandwidth):
     if bandwidth["read_GBps"] is None or bandwidth["compute_peak_GFLOPs"] is None:
         return cell["anchors"]["t_replay_us"]
@@ -40,12 +32,10 @@ def compute_us(cell, bandwidth):
                for name, p in cell["ledger"]["phases"].items() if name not in COLLECTIVE_PHASES)
 
 
-def collective_us(cell, sweeps):
-    c = cell["ledger"]["collectives"]
-    if c["n_ar"] == 0 and c["n_ag"] == 0:
-        return 0.0  # a group of one rank issues no collective
-    ar, ag = sweeps[("all_reduce", cell["k"])], sweeps[("all_gather", cell["k"])]
-    return c["n_ar"] * fitted_us(ar, c["ar_bytes"]) + c["n_ag"] * fitted_us(ag, c["ag_bytes"])
+def collective_us(cell):
+    # The sweeps' fits at the step's payloads, as the registration evaluates them.
+    c, t = cell["ledger"]["collectives"], cell["collective_terms"]
+    return c["n_ar"] * t["t_ar_sweep_us"] + c["n_ag"] * t["t_ag_sweep_us"]
 
 
 def main(argv):
@@ -59,10 +49,9 @@ def main(argv):
     if not isinstance(doc, dict) or doc.get("schema") != "tpbench-calibration" or doc.get("schema_version") != 1:
         fail(f"'{argv[1]}' is not a tpbench-calibration document of schema_version 1")
     try:
-        sweeps = {(s["operation"], s["k"]): s for s in doc["sweeps"] if "segments" in s}
         rows = []
         for cell in (c for c in doc["cells"] if c["in_grid"]):  # --predict-tp degrees are not grid cells
-            compute, collective = compute_us(cell, doc["bandwidth"]), collective_us(cell, sweeps)
+            compute, collective = compute_us(cell, doc["bandwidth"]), collective_us(cell)
             rows.append([cell["k"], cell["batch"], cell["context"], compute + collective, compute, collective, 0.0])
     except (KeyError, IndexError, TypeError) as error:
         fail(f"'{argv[1]}' lacks a field this model needs: {error!r}")

@@ -154,8 +154,11 @@ void calibrate_stage(StudyRuntime& rt, ResultsFile* file) {
   // `roofline`'s ceilings: host memory's read bandwidth and the FMA peak, every
   // rank at once as the ranks of a step run (/membw). The CUDA backend's
   // ceilings are the device's, which no calibration probe measures yet.
+  // 128 MiB, four times a 32 MiB last-level cache, in 5 passes: every study
+  // pays for it, so it reads an eighth of what `mpi_bench membw` does.
+  constexpr MembwOptions kCeilingProbe{.bytes = std::size_t{128} << 20, .warmup = 1, .iters = 5};
   if (d.backend == BackendKind::cpu)
-    gather_membw(MPI_COMM_WORLD, file ? &file->h5() : nullptr, measure_read_bandwidth(MPI_COMM_WORLD, {}));
+    gather_membw(MPI_COMM_WORLD, file ? &file->h5() : nullptr, measure_read_bandwidth(MPI_COMM_WORLD, kCeilingProbe));
 
   // The step terms last: registration and the first measurement round follow
   // them within a second, and the machine's level moves over seconds
