@@ -6,8 +6,8 @@ predicts every grid cell's TP-k decode step, as the CSV `register --form` takes.
   compute    = sum over the step's phases of max(bytes / read bandwidth, flops / compute peak),
                the k-shard's ledger (one rank of TP-k); the measured replay t_replay(k)
                where the file has no /membw
-  collective = n_ar * t_ar(ar_bytes) + n_ag * t_ag(ag_bytes), each the sweep's piecewise
-               latency-bandwidth fit (alpha + bytes / beta) at the payload
+  collective = n_ar * t_ar_sweep_us + n_ag * t_ag_sweep_us, the cell's collective_terms: the
+               sweeps' piecewise fits at the payloads, as the registration evaluates them
   host       = 0
 
 usage: predict_from_calibration.py CALIBRATION.json -o PATH
