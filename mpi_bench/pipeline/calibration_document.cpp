@@ -16,6 +16,7 @@
 #include "results/environment_file.hpp"
 #include "results/study_file.hpp"
 #include "tp_decoder/memory_estimate.hpp"
+#include "mpi_bench/pipeline/transfer_calibration.hpp"
 #include "tp_decoder/phase_ledger.hpp"
 
 namespace tpb {
@@ -163,18 +164,6 @@ json sweep_fits(const H5File& file, SweepRoot root, int k) {
   return out;
 }
 
-// The distinct experts each layer of a mixture-of-experts point touched: the
-// row sums of its 0/1 table (routing is fixed per point).
-std::vector<int> experts_per_layer(const H5File& file, const std::string& point, const ModelConfig& config) {
-  if (!config.is_moe()) return {};
-  std::vector<std::uint64_t> dims;
-  const std::vector<std::int64_t> table =
-      file.read_integers(step_dataset_path(point, step_dataset::experts_touched), &dims);
-  std::vector<int> counts(dims.at(0), 0);
-  for (std::size_t i = 0; i < table.size(); ++i) counts[i / dims.at(1)] += static_cast<int>(table[i]);
-  return counts;
-}
-
 json phase_cost_json(const PhaseCost& cost) {
   return {{"intervals", cost.intervals}, {"bytes_read", cost.bytes_read}, {"bytes_written", cost.bytes_written},
           {"flops", cost.flops}, {"weight_bytes_read", cost.weight_bytes_read}};
@@ -219,7 +208,7 @@ json calibrated_cell_json(const H5File& file, const CalibratedStudyFile& s, int 
   const std::string replay = step_point_path(StepRoot::replay, k, batch, context);
   const std::string nocomm = step_point_path(StepRoot::step_nocomm, 1, batch, context);
   const PhaseLedger l =
-      phase_ledger(s.config, k, batch, context, s.types, k > 1, experts_per_layer(file, replay, s.config));
+      phase_ledger(s.config, k, batch, context, s.types, k > 1, experts_touched(file, replay, s.config));
   return {{"k", k},
           {"batch", batch},
           {"context", context},
