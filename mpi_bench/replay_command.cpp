@@ -9,7 +9,6 @@
 #include <thread>
 
 #include "collectives/mpi_check.hpp"
-#include "common/error.hpp"
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/commands.hpp"
 #include "mpi_bench/memory_precheck.hpp"
@@ -25,23 +24,12 @@
 namespace tpb {
 namespace {
 
-struct ReplayCommandOptions {
-  StepCliOptions common;
-  bool graph = false;
-  bool profile = false;
-};
-
-int run_replay(const ReplayCommandOptions& o, const Invocation& invocation) {
+int run_replay(const StepCliOptions& o, const Invocation& invocation) {
   StepCliPlan plan;
   RankContext ranks;
   MemoryPlan memory;
   validate_collectively(MPI_COMM_WORLD, [&] {
-    plan = parse_step_cli(o.common);
-    plan.options.graph = o.graph;
-    plan.options.profile = o.profile;
-    if (o.graph && plan.backend != BackendKind::cuda)
-      throw UsageError(fmt::format("--graph: needs --backend cuda (the {} backend has no step graphs)",
-                                   to_string(plan.backend)));
+    plan = parse_step_cli(o);
     ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.backend == BackendKind::cuda);
     // A replay runs each TP-k shard on one rank, without collectives.
     memory = check_grid_memory(plan.config, plan,
@@ -57,7 +45,7 @@ int run_replay(const ReplayCommandOptions& o, const Invocation& invocation) {
   validate_collectively(MPI_COMM_WORLD, [&] {
     if (!ranks.is_root()) return;
     backend = make_backend(plan.backend, plan.config);
-    if (!o.common.output.empty()) results = std::make_unique<ResultsFile>(o.common.output, o.common.overwrite, meta);
+    if (!o.output.empty()) results = std::make_unique<ResultsFile>(o.output, o.overwrite, meta);
   });
 
   if (ranks.is_root()) {
@@ -87,7 +75,7 @@ int run_replay(const ReplayCommandOptions& o, const Invocation& invocation) {
                      median(record.t_host_us), terms.weight_bytes_per_step);
           std::fflush(stdout);
         }
-    complete_results(results, o.common.output);
+    complete_results(results, o.output);
   }
   // The other ranks wait for rank 0 without looking stuck to their watchdogs.
   MPI_Request finished;
@@ -105,16 +93,10 @@ int run_replay(const ReplayCommandOptions& o, const Invocation& invocation) {
 }  // namespace
 
 void add_replay_command(CLI::App& root, CommandList& commands) {
-  add_command<ReplayCommandOptions>(
+  add_command<StepCliOptions>(
       root, commands, "replay",
       "On one rank, the shard shapes one rank of TP-k computes, without collectives (compute term of TP-k)",
-      [](CLI::App& app, ReplayCommandOptions& o) {
-        add_step_cli_options(app, o.common);
-        app.add_flag("--graph", o.graph, "Capture the step once as a CUDA graph and replay it (cuda backend)");
-        app.add_flag("--profile", o.profile,
-                     "Time every operation with events on the cuda backend (perturbs the step)");
-      },
-      run_replay);
+      add_step_cli_options, run_replay);
 }
 
 }  // namespace tpb

@@ -1,7 +1,7 @@
 #pragma once
 // What `mpi_bench step` and `mpi_bench replay` share beyond the grid and
-// timing options (grid_options.hpp): the output file, and the checks of the
-// grid against the model.
+// timing options (grid_options.hpp): the output file, --graph and --profile,
+// and the checks of the grid against the model.
 #include <CLI/CLI.hpp>
 
 #include <string>
@@ -19,18 +19,21 @@ struct StepCliOptions {
   GridOptions grid;    // --model, --tp, --batch, --context, --backend, --collective, --layers, -w, -n
   std::string output;  // -o FILE.h5; empty: print only
   bool overwrite = false;
+  bool graph = false;    // --graph: cuda backend only
+  bool profile = false;  // --profile
 };
 
 struct StepCliPlan : GridChoice {
   ModelConfig config;   // with --layers applied
-  StepOptions options;  // warmup and iters set; the rest is the command's
+  StepOptions options;  // warmup, iters, graph and profile set; the rest is the command's
 };
 
 void add_step_cli_options(CLI::App& app, StepCliOptions& options);
 
 // UsageError naming the flag and value: lists, the config file and its
 // fields, every k against the model's heads/intermediate/vocabulary, every
-// context against max_position_embeddings, the backend name.
+// context against max_position_embeddings, the backend name, --graph without
+// the cuda backend.
 StepCliPlan parse_step_cli(const StepCliOptions& options);
 
 }  // namespace tpb

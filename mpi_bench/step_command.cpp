@@ -28,10 +28,8 @@ namespace tpb {
 namespace {
 
 struct StepCommandOptions {
-  StepCliOptions common;  // the grid and timing options, -o
-  bool graph = false;
+  StepCliOptions common;  // the grid and timing options, -o, --graph, --profile
   bool no_comm = false;
-  bool profile = false;
   bool check = false;
   bool no_timers = false;
   bool membw = false;
@@ -65,17 +63,12 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
     plan = parse_step_cli(o.common);
     for (int k : plan.grid.tp) require_tp_degree(k, world_size);
     options = plan.options;
-    options.graph = o.graph;
     options.no_comm = o.no_comm;
-    options.profile = o.profile;
     options.check = o.check;
     options.timers = !o.no_timers;
-    if (o.graph && plan.backend != BackendKind::cuda)
-      throw UsageError(fmt::format("--graph: needs --backend cuda (the {} backend has no step graphs)",
-                                   to_string(plan.backend)));
     // A captured one-shot call would replay its epoch: peers would take a stale
     // slot for the new payload.
-    if (o.graph && plan.collective == CollectiveKind::oneshot && !o.no_comm)
+    if (options.graph && plan.collective == CollectiveKind::oneshot && !o.no_comm)
       throw UsageError("--graph: the oneshot collective cannot be replayed from a CUDA graph (each call carries its "
                        "epoch); use --collective nccl or --no-comm");
     if (o.check && o.no_comm)
@@ -176,10 +169,7 @@ void add_step_command(CLI::App& root, CommandList& commands) {
       "The TP-k decode step for every (k, batch, context), timed per term and per rank, to HDF5",
       [](CLI::App& app, StepCommandOptions& o) {
         add_step_cli_options(app, o.common);
-        app.add_flag("--graph", o.graph, "Capture the step once as a CUDA graph and replay it (cuda backend)");
         app.add_flag("--no-comm", o.no_comm, "Skip the collectives: the compute term alone (numerics wrong for k > 1)");
-        app.add_flag("--profile", o.profile,
-                     "Time every operation with events on the cuda backend (perturbs the step)");
         app.add_flag("--check", o.check, "Before timing: TP-k logits and tokens against TP-1, NaN/Inf per layer");
         app.add_flag("--no-timers", o.no_timers,
                      "Turn the cpu backend's per-operation timers off (to measure their cost)");
