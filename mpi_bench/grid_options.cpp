@@ -1,7 +1,11 @@
 #include "mpi_bench/grid_options.hpp"
 
+#include <fmt/format.h>
+
+#include "common/error.hpp"
 #include "common/parse.hpp"
 #include "mpi_bench/checked_option.hpp"
+#include "tp_decoder/shard_plan.hpp"
 
 namespace tpb {
 
@@ -43,6 +47,16 @@ GridChoice parse_grid_options(const GridOptions& o) {
   c.mem_per_device = o.mem_per_device;
   c.dry_run = o.dry_run;
   return c;
+}
+
+void check_grid_fits_model(const ModelConfig& config, const std::vector<int>& tp, const std::vector<int>& contexts) {
+  for (int k : tp)
+    if (const std::string problem = shard_plan_problem(config, k); !problem.empty()) throw UsageError(problem);
+  for (int c : contexts)
+    if (c + 1 > config.max_position_embeddings)
+      throw UsageError(fmt::format("--context: {} leaves no room for the decoded token within max_position_embeddings "
+                                   "({}) of {}",
+                                   c, config.max_position_embeddings, config.name));
 }
 
 }  // namespace tpb

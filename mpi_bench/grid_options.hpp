@@ -14,6 +14,7 @@
 
 #include "common/choices.hpp"
 #include "mpi_bench/memory_ledger.hpp"
+#include "tp_decoder/model_config.hpp"
 #include "predictor/registration.hpp"
 
 namespace tpb {
@@ -58,5 +59,10 @@ void add_grid_options(CLI::App& app, GridOptions& options);
 
 // The parsed options with the backend's and the communicator's defaults resolved.
 GridChoice parse_grid_options(const GridOptions& options);
+
+// UsageError naming the flag and value: a k in `tp` the model cannot be
+// sharded into (shard_plan_problem), or a context in `contexts` that leaves no
+// room for the decoded token within max_position_embeddings.
+void check_grid_fits_model(const ModelConfig& config, const std::vector<int>& tp, const std::vector<int>& contexts);
 
 }  // namespace tpb

@@ -15,6 +15,7 @@
 #include "common/error.hpp"
 #include "common/parse.hpp"
 #include "mpi_bench/checked_option.hpp"
+#include "mpi_bench/grid_options.hpp"
 #include "mpi_bench/memory_ledger.hpp"
 #include "predictor/kv_ledger.hpp"
 #include "tp_decoder/shard_plan.hpp"
@@ -148,13 +149,7 @@ KvCliPlan parse_kv_cli(const KvCliOptions& o) {
   require_collective_for_backend(plan.collective, plan.backend, "--collective");
 
   plan.config = load_model_config(o.model);
-  for (int k : plan.tp)
-    if (const std::string problem = shard_plan_problem(plan.config, k); !problem.empty()) throw UsageError(problem);
-  for (int c : plan.contexts)
-    if (c + 1 > plan.config.max_position_embeddings)
-      throw UsageError(fmt::format("--context: {} leaves no room for the decoded token within max_position_embeddings "
-                                   "({}) of {}",
-                                   c, plan.config.max_position_embeddings, plan.config.name));
+  check_grid_fits_model(plan.config, plan.tp, plan.contexts);
 
   if (o.dtype.empty()) {
     plan.dtype = dtype_of_model(plan.config, &plan.dtype_source);

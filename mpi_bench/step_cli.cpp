@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
-#include "tp_decoder/shard_plan.hpp"
 
 namespace tpb {
 
@@ -28,13 +27,7 @@ StepCliPlan parse_step_cli(const StepCliOptions& o) {
 
   plan.config = load_model_config(plan.model_path);
   if (plan.layers > 0) plan.config = with_layers(plan.config, plan.layers);
-  for (int k : plan.grid.tp)
-    if (const std::string problem = shard_plan_problem(plan.config, k); !problem.empty()) throw UsageError(problem);
-  for (int c : plan.grid.context)
-    if (c + 1 > plan.config.max_position_embeddings)
-      throw UsageError(fmt::format("--context: {} leaves no room for the decoded token within max_position_embeddings "
-                                   "({}) of {}",
-                                   c, plan.config.max_position_embeddings, plan.config.name));
+  check_grid_fits_model(plan.config, plan.grid.tp, plan.grid.context);
   return plan;
 }
 
