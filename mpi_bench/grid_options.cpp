@@ -9,8 +9,6 @@
 
 namespace tpb {
 
-IntList::IntList(const char* spelled) : std::vector<int>(parse_int_list("default", spelled, 0)) {}
-
 void add_grid_options(CLI::App& app, GridOptions& o) {
   app.add_option("--model", o.model, "Hugging Face config.json (tp_decoder/configs/*.json)")->required();
   add_int_list_option(app, "--tp", "--tp", o.tp, 1, "TP degrees k, each dividing the number of ranks, e.g. 1,2,4");
@@ -26,7 +24,7 @@ void add_grid_options(CLI::App& app, GridOptions& o) {
                    "Run this many layers instead of the config's (0: all; recorded)");
   add_count_option(app, "-w,--warmup_iters", "-w/--warmup_iters", o.warmup, 0, "Untimed steps per point");
   add_count_option(app, "--warmup", "-w/--warmup_iters", o.warmup, 0, "")->group("");  // the former spelling
-  add_count_option(app, "-n,--iters", "-n/--iters", o.iters, o.min_iters, "Timed steps per point");
+  add_count_option(app, "-n,--iters", "-n/--iters", o.iters, 1, "Timed steps per point");
   add_checked_option(app, "--mem-per-device", o.mem_per_device,
                      "Memory one rank may use, e.g. 120G (default: MemAvailable or the cgroup limit shared by the "
                      "node's ranks on CPU, the device's free memory on CUDA); the grid's largest point must fit",

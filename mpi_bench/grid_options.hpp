@@ -19,18 +19,11 @@
 
 namespace tpb {
 
-// A --tp, --batch or --context list. A command may state its default as a
-// user would type it (the study's g.tp = "1,2").
-struct IntList : std::vector<int> {
-  using std::vector<int>::vector;
-  IntList(const char* spelled);  // NOLINT(google-explicit-constructor): a default as typed
-};
-
 struct GridOptions {
   std::string model;                          // --model CONFIG (Hugging Face config.json)
-  IntList tp{1};                              // --tp LIST
-  IntList batch{1};                           // --batch LIST
-  IntList context{128};                       // --context LIST
+  std::vector<int> tp{1};                     // --tp LIST
+  std::vector<int> batch{1};                  // --batch LIST
+  std::vector<int> context{128};              // --context LIST
   std::optional<BackendKind> backend;         // --backend cpu|cuda; absent: default_backend_kind()
   std::optional<CollectiveKind> collective;   // --collective mpi|nccl; absent: default_collective_kind(backend)
   int layers = 0;                             // --layers N; 0: the config's count
@@ -38,7 +31,6 @@ struct GridOptions {
   int iters = 20;                             // -n/--iters
   std::optional<MemoryBudget> mem_per_device; // --mem-per-device SIZE; absent: what the host or device has free
   bool dry_run = false;                       // --dry-run: print the grid and the memory check, allocate nothing
-  int min_iters = 1;                          // not a flag: the fewest timed steps the command can use
 };
 
 // The options parsed: what every rank runs.
