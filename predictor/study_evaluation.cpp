@@ -16,26 +16,25 @@ const MeasuredCell& find_measured(const std::vector<MeasuredCell>& measured, int
   throw_error("tpbench", 1, fmt::format("no measurement for k={} b={} c={}", k, batch, context), __FILE__, __LINE__);
 }
 
-double grid_mean_measured(const Registration& r, const std::vector<MeasuredCell>& measured, int k) {
+// The mean over the grid's (b, c) cells at k of `cell_us(b, c)`.
+template <typename CellUs>
+double grid_mean(const Registration& r, CellUs cell_us) {
   double sum = 0;
   int n = 0;
   for (int b : r.grid.batch)
     for (int c : r.grid.context) {
-      sum += median(find_measured(measured, k, b, c).t_step_us);
+      sum += cell_us(b, c);
       ++n;
     }
   return sum / n;
 }
 
+double grid_mean_measured(const Registration& r, const std::vector<MeasuredCell>& measured, int k) {
+  return grid_mean(r, [&](int b, int c) { return median(find_measured(measured, k, b, c).t_step_us); });
+}
+
 double grid_mean_predicted(const Registration& r, std::string_view form, int k) {
-  double sum = 0;
-  int n = 0;
-  for (int b : r.grid.batch)
-    for (int c : r.grid.context) {
-      sum += find_prediction(r, form, k, b, c).prediction.t_step_us;
-      ++n;
-    }
-  return sum / n;
+  return grid_mean(r, [&](int b, int c) { return find_prediction(r, form, k, b, c).prediction.t_step_us; });
 }
 
 }  // namespace
@@ -78,7 +77,7 @@ std::vector<FormDegreeResult> evaluate_study(const Registration& r, const std::v
                                           signed_error_pct(p.prediction.t_step_us, measured_us)};
           comparisons.push_back(comparison);
           const std::vector<TermComparison> terms = compare_terms(m, p.prediction.terms);
-          result.cells.push_back({comparison, p.prediction.terms, localize(terms, measured_us)});
+          result.cells.push_back({comparison, localize(terms, measured_us)});
           if (term_sums.empty()) {
             term_sums = terms;
           } else {

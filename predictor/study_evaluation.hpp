@@ -40,7 +40,6 @@ std::vector<TermComparison> compare_terms(const MeasuredCell& measured, const Te
 
 struct FormCellResult {
   CellComparison comparison;
-  TermShares predicted_terms;
   Localization culprit;
 };
 
