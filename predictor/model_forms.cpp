@@ -74,25 +74,11 @@ Prediction predict_roofline(const FormInputs& in) {
 
 std::span<const ModelForm> model_forms() { return kForms; }
 
-const ModelForm& transfer_form() { return kTransfer; }
-
-const ModelForm& roofline_form() { return kRoofline; }
-
 std::vector<ModelForm> registered_forms(bool with_transfer, bool with_roofline) {
   std::vector<ModelForm> forms(kForms.begin(), kForms.end());
   if (with_transfer) forms.push_back(kTransfer);
   if (with_roofline) forms.push_back(kRoofline);
   return forms;
-}
-
-const ModelForm& find_model_form(std::string_view name) {
-  for (const auto& form : kForms)
-    if (form.name == name) return form;
-  if (name == kTransfer.name) return kTransfer;
-  if (name == kRoofline.name) return kRoofline;
-  std::string valid;
-  for (const auto& form : registered_forms(true, true)) valid += (valid.empty() ? "" : ", ") + std::string(form.name);
-  throw UsageError(fmt::format("unknown model form '{}' (valid: {})", name, valid));
 }
 
 }  // namespace tpb

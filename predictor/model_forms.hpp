@@ -74,13 +74,9 @@ struct ModelForm {
 
 // The forms every study registers, in report order.
 std::span<const ModelForm> model_forms();
-// `transfer`: registered only beside them, when a study names another
-// model's calibration (register --transfer-from).
-const ModelForm& transfer_form();
-const ModelForm& roofline_form();
-// What one registration holds: model_forms(), then `transfer` and `roofline` when registered.
+// What one registration holds: model_forms(), then `transfer` and `roofline`
+// when registered (`transfer` when a study names another model's calibration,
+// register --transfer-from).
 std::vector<ModelForm> registered_forms(bool with_transfer, bool with_roofline = false);
-// The form named `name` (transfer included); UsageError listing the valid names otherwise.
-const ModelForm& find_model_form(std::string_view name);
 
 }  // namespace tpb

@@ -168,7 +168,7 @@ double paired_log_sd(const tpb::sim::SimulatedStudy& study, std::size_t c) {
 // (judge_absolute_cell on the rounds' t_compute(1) anchors). Its truth is not
 // set exactly here; the cell-level generator measures the boundary rates.
 bool sealed_ideal_holds(const tpb::sim::SimulatedStudy& study, bool aa_holds) {
-  tpb::ModelForm absolute_ideal = tpb::find_model_form("ideal");
+  tpb::ModelForm absolute_ideal = tpb::model_forms().front();  // `ideal`, first in report order
   absolute_ideal.absolute = true;
   std::vector<tpb::CellJudgement> cells;
   for (int b : tpb::sim::kBatches) {
