@@ -5,7 +5,6 @@
 #include "common/error.hpp"
 #include "results/custody.hpp"
 #include "results/layout.hpp"
-#include "results/step_point.hpp"
 
 namespace tpb {
 namespace {
@@ -14,6 +13,17 @@ std::string under(std::string_view collective, StepRoot root) {
   return ablation_root_path(collective) + step_root_path(root);
 }
 std::string prereg_text(std::string_view collective) { return ablation_root_path(collective) + kPreregText; }
+
+// {root}/step: the ablation registration's hash and when its TP-k steps began
+// (written by write_measurement_stamp under the ablation root).
+MeasurementStamp read_ablation_measurement_stamp(const H5File& file, std::string_view collective) {
+  const std::string path = under(collective, StepRoot::step);
+  if (!file.exists(path))
+    throw UsageError(fmt::format("FILE: '{}' holds no {} ablation steps ({} is missing)", file.path(), collective,
+                                 path));
+  H5Handle group = file.open_object(path);
+  return {read_string_attribute(group.id(), "prereg_sha256"), read_string_attribute(group.id(), "measure_started_at")};
+}
 
 }  // namespace
 
@@ -34,29 +44,6 @@ PreregRecord read_ablation_prereg(const H5File& file, std::string_view collectiv
     throw UsageError(fmt::format("FILE: '{}' holds no {} ablation ({} is missing)", file.path(), collective,
                                  prereg_text(collective)));
   return read_prereg(file, ablation_root_path(collective));
-}
-
-MeasurementStamp read_ablation_measurement_stamp(const H5File& file, std::string_view collective) {
-  const std::string path = under(collective, StepRoot::step);
-  if (!file.exists(path))
-    throw UsageError(fmt::format("FILE: '{}' holds no {} ablation steps ({} is missing)", file.path(), collective,
-                                 path));
-  H5Handle group = file.open_object(path);
-  return {read_string_attribute(group.id(), "prereg_sha256"), read_string_attribute(group.id(), "measure_started_at")};
-}
-
-std::vector<MeasuredCell> read_ablation_cells(const H5File& file, std::string_view collective, const Grid& grid) {
-  std::vector<MeasuredCell> cells;
-  for (int k : grid.tp)
-    for (int b : grid.batch)
-      for (int c : grid.context) {
-        const std::string step = ablation_root_path(collective) + step_point_path(StepRoot::step, k, b, c);
-        const std::string nocomm = step_point_path(StepRoot::step_nocomm, k, b, c);
-        cells.push_back({k, b, c, group0_slowest_per_iteration(file, step, step_dataset::t_step_us),
-                         slowest_rank_median(file, nocomm, step_dataset::t_step_us), collective_median_us(file, step),
-                         slowest_rank_median(file, step, step_dataset::t_host_us)});
-      }
-  return cells;
 }
 
 Registration checked_ablation_registration(const H5File& file, std::string_view collective) {

@@ -1,8 +1,8 @@
 #pragma once
 // The collective ablation's part of a study file, below
 // ablation_root_path(collective) (layout.hpp): its registration, its
-// measurement stamp, and its TP-k cells reduced for the verdict. Writers run
-// on rank 0.
+// measurement stamp and its checked registration (its TP-k cells are
+// read_measured_cells under the same root). Writers run on rank 0.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,14 +19,6 @@ void write_ablation_prereg(H5File& file, std::string_view collective, const Prer
 bool has_ablation(const H5File& file, std::string_view collective);
 PreregRecord read_ablation_prereg(const H5File& file, std::string_view collective);  // UsageError when absent
 
-// {root}/step: the ablation registration's hash and when its TP-k steps began
-// (written by write_measurement_stamp under the ablation root).
-MeasurementStamp read_ablation_measurement_stamp(const H5File& file, std::string_view collective);
-
-// Every cell of the ablation's TP-k steps (the registration's grid). The
-// compute term is the study's own TP-k --no-comm ablation: it runs no
-// collective, so it is the same for every implementation.
-std::vector<MeasuredCell> read_ablation_cells(const H5File& file, std::string_view collective, const Grid& grid);
 
 // The ablation's registration, its seal checked as the study's is
 // (seal_problem, against the ablation's own stamp): UsageError naming what

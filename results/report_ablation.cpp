@@ -66,9 +66,9 @@ std::string ablation_section(const H5File& file, std::string_view own, std::stri
                              const Registration& study, const std::vector<FormDegreeResult>& study_results,
                              const std::vector<MeasuredCell>& study_measured) {
   const Registration ablation = checked_ablation_registration(file, other);
-  const std::vector<MeasuredCell> measured = read_ablation_cells(file, other, ablation.grid);
-  const std::vector<FormDegreeResult> results = evaluate_study(ablation, measured, registered_bootstrap(ablation));
   const std::string root = ablation_root_path(other);
+  const std::vector<MeasuredCell> measured = read_measured_cells(file, ablation.grid, root);
+  const std::vector<FormDegreeResult> results = evaluate_study(ablation, measured, registered_bootstrap(ablation));
 
   std::string s = fmt::format("## Collective ablation: {} in place of {}\n\n", other, own);
   s += fmt::format(

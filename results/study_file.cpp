@@ -134,12 +134,12 @@ double slowest_rank_median(const H5File& file, const std::string& point_path, co
   return median(group0_slowest_per_iteration(file, point_path, dataset));
 }
 
-std::vector<MeasuredCell> read_measured_cells(const H5File& file, const Grid& grid) {
+std::vector<MeasuredCell> read_measured_cells(const H5File& file, const Grid& grid, std::string_view under) {
   std::vector<MeasuredCell> cells;
   for (int k : grid.tp)
     for (int b : grid.batch)
       for (int c : grid.context) {
-        const std::string step = step_point_path(StepRoot::step, k, b, c);
+        const std::string step = std::string(under) + step_point_path(StepRoot::step, k, b, c);
         const std::string nocomm = step_point_path(StepRoot::step_nocomm, k, b, c);
         cells.push_back({k, b, c, group0_slowest_per_iteration(file, step, step_dataset::t_step_us),
                          slowest_rank_median(file, nocomm, step_dataset::t_step_us), collective_median_us(file, step),

@@ -64,8 +64,11 @@ std::string datasets_sha256(const H5File& file, const std::vector<std::string>& 
 // step point (t_step_us or t_host_us).
 double slowest_rank_median(const H5File& file, const std::string& point_path, const char* dataset);
 
-// Every grid cell of the TP-k measurement, reduced for the verdict.
-std::vector<MeasuredCell> read_measured_cells(const H5File& file, const Grid& grid);
+// Every grid cell of the TP-k measurement, reduced for the verdict. `under`:
+// an ablation root (layout.hpp), or the file's root when empty. The compute
+// term is always the study's own TP-k --no-comm steps: they run no
+// collective, so it is the same for every implementation.
+std::vector<MeasuredCell> read_measured_cells(const H5File& file, const Grid& grid, std::string_view under = {});
 
 // Sweep medians (slowest rank per iteration, then median) per size of one k.
 struct SweepMedians {
