@@ -7,11 +7,10 @@
 namespace tpb {
 namespace {
 
-std::vector<std::int64_t> as_int64(const std::vector<std::size_t>& values) {
+template <typename Integer>
+std::vector<std::int64_t> as_int64(const std::vector<Integer>& values) {
   return {values.begin(), values.end()};
 }
-
-std::vector<std::int64_t> as_int64(const std::vector<int>& values) { return {values.begin(), values.end()}; }
 
 std::vector<double> column(const std::vector<PointSummary>& summaries, double PointSummary::*field) {
   std::vector<double> values;
