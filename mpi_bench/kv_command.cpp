@@ -88,10 +88,11 @@ int run_kv(const KvCliOptions& o, const Invocation& invocation) {
 }  // namespace
 
 void add_kv_command(CLI::App& root, CommandList& commands) {
-  add_command<KvCliOptions>(
-      root, commands, "kv",
-      "KV-cache ledger: bytes per token, paged allocation per block size, capacity per device under TP-k",
-      add_kv_cli_options, run_kv);
+  auto o = std::make_shared<KvCliOptions>();
+  CLI::App* app = root.add_subcommand(
+      "kv", "KV-cache ledger: bytes per token, paged allocation per block size, capacity per device under TP-k");
+  add_kv_cli_options(*app, *o);
+  commands.push_back({app, [o](const Invocation& inv) { return run_kv(*o, inv); }});
 }
 
 }  // namespace tpb

@@ -1,6 +1,8 @@
 // mpi_bench report: the decision record of a judged study (report.md + PNG).
 #include <fmt/format.h>
 
+#include <memory>
+
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/commands.hpp"
 #include "mpi_bench/lock_wait_option.hpp"
@@ -18,7 +20,7 @@ struct ReportOptions {
   double lock_wait_s = kDefaultLockWaitSeconds;
 };
 
-int run_report(const ReportOptions& options, const Invocation&) {
+int run_report(const ReportOptions& options) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::string path;
@@ -36,16 +38,14 @@ int run_report(const ReportOptions& options, const Invocation&) {
 }  // namespace
 
 void add_report_command(CLI::App& root, CommandList& commands) {
-  add_command<ReportOptions>(
-      root, commands, "report", "Study stage 5: report.md and figures from a judged results file",
-      [](CLI::App& app, ReportOptions& options) {
-        app.add_option("FILE", options.file, "Judged results file")->required();
-        app.add_option("-o,--output", options.out_dir, "Directory for report.md and the figures")->required();
-        app.add_flag("--allow-incomplete", options.allow_incomplete,
-                     "Report a file that fails 'mpi_bench verify' (incomplete or inconsistent); its first line says so");
-        add_lock_wait_option(app, options.lock_wait_s);
-      },
-      run_report);
+  auto options = std::make_shared<ReportOptions>();
+  CLI::App* app = root.add_subcommand("report", "Study stage 5: report.md and figures from a judged results file");
+  app->add_option("FILE", options->file, "Judged results file")->required();
+  app->add_option("-o,--output", options->out_dir, "Directory for report.md and the figures")->required();
+  app->add_flag("--allow-incomplete", options->allow_incomplete,
+                "Report a file that fails 'mpi_bench verify' (incomplete or inconsistent); its first line says so");
+  add_lock_wait_option(*app, options->lock_wait_s);
+  commands.push_back({app, [options](const Invocation&) { return run_report(*options); }});
 }
 
 }  // namespace tpb

@@ -1,6 +1,7 @@
 // mpi_bench verdict: judges a measured study against its registration.
 #include <fmt/format.h>
 
+#include <memory>
 #include <optional>
 
 #include "common/error.hpp"
@@ -38,7 +39,7 @@ int run_campaign_verdict(const VerdictOptions& options) {
   return 0;
 }
 
-int run_verdict(const VerdictOptions& options, const Invocation&) {
+int run_verdict(const VerdictOptions& options) {
   if (!options.campaign_dir.empty()) return run_campaign_verdict(options);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -67,21 +68,19 @@ int run_verdict(const VerdictOptions& options, const Invocation&) {
 }  // namespace
 
 void add_verdict_command(CLI::App& root, CommandList& commands) {
-  add_command<VerdictOptions>(
-      root, commands, "verdict",
+  auto options = std::make_shared<VerdictOptions>();
+  CLI::App* app = root.add_subcommand(
+      "verdict",
       "Study stage 4: per (form, k) the decision over the rounds, gated by the controls, into /verdict; then the "
-      "Decision under the study's memory budget, into /decision",
-      [](CLI::App& app, VerdictOptions& options) {
-        app.add_option("FILE", options.file, "Measured results file");
-        app.add_option("--campaign", options.campaign_dir,
-                       "Pool the launches of the campaign in DIR (run --campaign) into DIR/campaign.h5 and "
-                       "DIR/report.md");
-        app.add_flag("--allow-incomplete", options.allow_incomplete,
-                     "Judge a file that fails 'mpi_bench verify' (incomplete or inconsistent); it stays complete=0");
-        add_design_claim_flags(app, options.claims);
-        add_lock_wait_option(app, options.lock_wait_s);
-      },
-      run_verdict);
+      "Decision under the study's memory budget, into /decision");
+  app->add_option("FILE", options->file, "Measured results file");
+  app->add_option("--campaign", options->campaign_dir,
+                  "Pool the launches of the campaign in DIR (run --campaign) into DIR/campaign.h5 and DIR/report.md");
+  app->add_flag("--allow-incomplete", options->allow_incomplete,
+                "Judge a file that fails 'mpi_bench verify' (incomplete or inconsistent); it stays complete=0");
+  add_design_claim_flags(*app, options->claims);
+  add_lock_wait_option(*app, options->lock_wait_s);
+  commands.push_back({app, [options](const Invocation&) { return run_verdict(*options); }});
 }
 
 }  // namespace tpb

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <memory>
 
 #include "collectives/mpi_check.hpp"
 #include "mpi_bench/collective_validation.hpp"
@@ -25,7 +26,7 @@ struct VerifyOptions {
   double lock_wait_s = kDefaultLockWaitSeconds;
 };
 
-int run_verify(const VerifyOptions& options, const Invocation&) {
+int run_verify(const VerifyOptions& options) {
   int rank = 0;
   MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   // One reader is enough; the verdict is shared so every rank exits alike.
@@ -53,15 +54,13 @@ int run_verify(const VerifyOptions& options, const Invocation&) {
 }  // namespace
 
 void add_verify_command(CLI::App& root, CommandList& commands) {
-  add_command<VerifyOptions>(
-      root, commands, "verify",
-      "Check a results file: schema, datasets, shapes, timings finite, pre-registration seal, complete",
-      [](CLI::App& app, VerifyOptions& options) {
-        app.add_option("FILE", options.path, "Results file (.h5)")->required();
-        app.add_flag("--all", options.all, "List every problem, not only the first");
-        add_lock_wait_option(app, options.lock_wait_s);
-      },
-      run_verify);
+  auto options = std::make_shared<VerifyOptions>();
+  CLI::App* app = root.add_subcommand(
+      "verify", "Check a results file: schema, datasets, shapes, timings finite, pre-registration seal, complete");
+  app->add_option("FILE", options->path, "Results file (.h5)")->required();
+  app->add_flag("--all", options->all, "List every problem, not only the first");
+  add_lock_wait_option(*app, options->lock_wait_s);
+  commands.push_back({app, [options](const Invocation&) { return run_verify(*options); }});
 }
 
 }  // namespace tpb
