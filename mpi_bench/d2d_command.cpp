@@ -7,8 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "collectives/mpi_check.hpp"
-#include "collectives/sample_gather.hpp"
 #include "mpi_bench/rank_medians.hpp"
 #include "common/error.hpp"
 #include "common/parse.hpp"
@@ -18,10 +16,9 @@
 #include "mpi_bench/provenance.hpp"
 #include "mpi_bench/rank_context.hpp"
 #include "predictor/statistics.hpp"
-#include "results/probe_file.hpp"
 #include "results/results_file.hpp"
 #if defined(TPB_CUDA_BACKEND)
-#include "tp_decoder/cuda/d2d_copy.hpp"  // measure_d2d_copy_GBps
+#include "mpi_bench/device_probes.hpp"  // gather_d2d_copy
 #endif
 
 namespace tpb {
@@ -54,15 +51,10 @@ int run_d2d(const D2dCommandOptions& o, const Invocation& invocation) {
   validate_collectively(MPI_COMM_WORLD, [&] {
     if (ranks.is_root() && !o.output.empty()) results = std::make_unique<ResultsFile>(o.output, o.overwrite, meta);
   });
-  MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));  // every GPU copies at once, as the ranks of a step run at once
-  const std::vector<double> mine = measure_d2d_copy_GBps(options);
   // /d2d/copy_GBps (iters x ranks); rank 0 writes, every rank gathers.
-  const std::vector<double> matrix = gather_by_iteration(MPI_COMM_WORLD, mine);
+  const std::vector<double> matrix = gather_d2d_copy(MPI_COMM_WORLD, results ? &results->h5() : nullptr, options);
 
   if (!ranks.is_root()) return 0;
-  if (results)
-    write_d2d(results->h5(),
-              {matrix, static_cast<int>(mine.size()), ranks.size, static_cast<std::int64_t>(options.bytes)});
   fmt::print(
       "# d2d: device-to-device copy of {} per rank, {} copies, every rank at once; "
       "copy_GBps counts bytes read + written (GB = 1e9 B)\n",

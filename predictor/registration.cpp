@@ -108,6 +108,30 @@ bool same_prediction(const CellPrediction& a, const CellPrediction& b) {
          x.collective_us == y.collective_us && x.host_us == y.host_us;
 }
 
+// The bandwidth is sealed under the name of what it measured: a host read
+// (read_GBps) or a device copy that counts bytes read and written (copy_GBps,
+// with the GEMM its peak came from).
+ordered_json roofline_json(const RooflineCeilings& c) {
+  if (c.bandwidth == RooflineBandwidth::host_read)
+    return {{"read_GBps", c.bandwidth_GBps},
+            {"peak_GFLOPs", c.peak_GFLOPs},
+            {"bandwidth_probe", c.bandwidth_probe},
+            {"bytes_priced", "read + written"}};
+  return {{"copy_GBps", c.bandwidth_GBps},
+          {"peak_GFLOPs", c.peak_GFLOPs},
+          {"bandwidth_probe", c.bandwidth_probe},
+          {"peak_probe", c.peak_probe},
+          {"bytes_priced", "read + written"}};
+}
+
+RooflineCeilings parse_roofline(const ordered_json& c) {
+  if (!c.contains("copy_GBps"))
+    return {RooflineBandwidth::host_read, field<double>(c, "read_GBps"), field<double>(c, "peak_GFLOPs"),
+            field<std::string>(c, "bandwidth_probe"), ""};
+  return {RooflineBandwidth::device_copy, field<double>(c, "copy_GBps"), field<double>(c, "peak_GFLOPs"),
+          field<std::string>(c, "bandwidth_probe"), field<std::string>(c, "peak_probe")};
+}
+
 // Each outside form's sealed bytes parsed again (parse_sealed_outside_form),
 // and its predictions checked against its rows.
 void parse_outside_forms(const ordered_json& forms, Registration& r) {
@@ -205,11 +229,7 @@ std::string registration_json(const Registration& r) {
       {"decision", decision_json(r)}};
   document["decision_rule"] = rounds_design_json(r.design);
   if (r.transfer) document["transfer"] = transfer_source_json(*r.transfer);
-  if (r.roofline)
-    document["roofline"] = {{"read_GBps", r.roofline->read_GBps},
-                            {"peak_GFLOPs", r.roofline->peak_GFLOPs},
-                            {"bandwidth_probe", r.roofline->bandwidth_probe},
-                            {"bytes_priced", "read + written"}};
+  if (r.roofline) document["roofline"] = roofline_json(*r.roofline);
   if (!r.outside_forms.empty()) {
     ordered_json outside = ordered_json::array();
     for (const OutsideForm& form : r.outside_forms) outside.push_back(outside_form_json(form));
@@ -258,11 +278,7 @@ Registration parse_registration(std::string_view json_text) {
   // Only a study that registered `transfer` carries A's calibration.
   if (doc.contains("transfer")) r.transfer = parse_transfer_source(doc.at("transfer"));
   // Only a study whose calibration measured the ceilings registers `roofline`.
-  if (doc.contains("roofline")) {
-    const auto& ceilings = doc.at("roofline");
-    r.roofline = RooflineCeilings{field<double>(ceilings, "read_GBps"), field<double>(ceilings, "peak_GFLOPs"),
-                                  field<std::string>(ceilings, "bandwidth_probe")};
-  }
+  if (doc.contains("roofline")) r.roofline = parse_roofline(doc.at("roofline"));
   // Only a study that registered --form carries outside forms.
   if (doc.contains("outside_forms")) parse_outside_forms(doc.at("outside_forms"), r);
   // Only a campaign's launch carries its campaign's digest.

@@ -85,13 +85,21 @@ struct ModelledDegree {
 };
 
 // What `roofline` prices a phase at, measured at calibration on every rank
-// at once (/membw): the read bandwidth, median over passes and ranks, and the
-// compute peak of one rank (its threads × one core's FMA peak). A phase costs
-// max((bytes read + bytes written) / read_GBps, flops / peak_GFLOPs).
+// at once, as the study's backend measures it:
+//  - host_read (cpu, /membw): host memory's read bandwidth, median over passes
+//    and ranks, and one rank's compute peak (its threads × one core's FMA peak);
+//  - device_copy (cuda, /d2d and /gemm): the device-to-device copy bandwidth,
+//    which counts bytes read plus bytes written, median over copies and ranks,
+//    and the step's GEMM rate on a large square shape, median over GEMMs and ranks.
+// A phase costs max((bytes read + bytes written) / bandwidth_GBps, flops / peak_GFLOPs).
+enum class RooflineBandwidth { host_read, device_copy };
+
 struct RooflineCeilings {
-  double read_GBps = 0;
+  RooflineBandwidth bandwidth = RooflineBandwidth::host_read;
+  double bandwidth_GBps = 0;  // sealed as read_GBps (host_read) or copy_GBps (device_copy)
   double peak_GFLOPs = 0;
-  std::string bandwidth_probe;  // what measured read_GBps: "membw read (host memory)"
+  std::string bandwidth_probe;  // what measured bandwidth_GBps: "membw: host memory read, every rank at once"
+  std::string peak_probe;       // device_copy: the GEMM that measured peak_GFLOPs; host_read: empty (FMA peak)
 };
 
 struct Registration {

@@ -150,7 +150,7 @@ std::regex pattern_regex(const std::vector<std::string>& patterns) {
 
 const std::vector<std::string>& schema_dataset_patterns() {
   static const std::vector<std::string> patterns = [] {
-    std::vector<std::string> p = {"/prereg/predictions_json", "/membw/read_GBps", "/d2d/copy_GBps",
+    std::vector<std::string> p = {"/prereg/predictions_json", "/membw/read_GBps", "/d2d/copy_GBps", "/gemm/rate_GFLOPs",
                                   "/control/{mode}/b{B}_c{C}/t_rank_us"};
     namespace d = step_dataset;
     for (const std::string& name : std::initializer_list<std::string>{

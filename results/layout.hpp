@@ -36,6 +36,8 @@ inline constexpr const char* kMembwGroup = "/membw";
 inline constexpr const char* kMembwReadGBps = "/membw/read_GBps";  // (passes × ranks)
 inline constexpr const char* kD2dGroup = "/d2d";
 inline constexpr const char* kD2dCopyGBps = "/d2d/copy_GBps";  // (passes × ranks)
+inline constexpr const char* kGemmGroup = "/gemm";
+inline constexpr const char* kGemmRateGFLOPs = "/gemm/rate_GFLOPs";  // (passes × ranks)
 
 // Attributes of a sweep or step group naming its collective (the
 // communicator) and where its data lived: "host" or "device"

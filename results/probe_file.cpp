@@ -36,4 +36,29 @@ void write_d2d(H5File& file, const BandwidthRecord& copy) {
                   "rank at once, GB = 1e9 bytes");
 }
 
+std::optional<std::vector<double>> read_d2d(const H5File& file) {
+  if (!file.exists(kD2dCopyGBps)) return std::nullopt;
+  return file.read_doubles(kD2dCopyGBps);
+}
+
+void write_gemm_rate(H5File& file, const GemmRateRecord& rate, int passes, int ranks) {
+  file.write_dataset(kGemmRateGFLOPs, rate.GFLOPs,
+                     {static_cast<std::uint64_t>(passes), static_cast<std::uint64_t>(ranks)});
+  const H5Handle group = file.group(kGemmGroup);
+  write_attributes(group.id(), {{"m", rate.shape.m},
+                                {"n", rate.shape.n},
+                                {"k", rate.shape.k},
+                                {"types", rate.shape.types},
+                                {"method", "the decode step's cuBLAS GEMM y = x . w^T timed by CUDA events, "
+                                           "2 m n k / time, every rank at once, GFLOP = 1e9 flop"}});
+}
+
+std::optional<GemmRateRecord> read_gemm_rate(const H5File& file) {
+  if (!file.exists(kGemmRateGFLOPs)) return std::nullopt;
+  H5Handle group = file.open_object(kGemmGroup);
+  const auto dimension = [&](const char* name) { return static_cast<int>(read_integer_attribute(group.id(), name)); };
+  return GemmRateRecord{file.read_doubles(kGemmRateGFLOPs),
+                        {dimension("m"), dimension("n"), dimension("k"), read_string_attribute(group.id(), "types")}};
+}
+
 }  // namespace tpb

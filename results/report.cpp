@@ -18,6 +18,7 @@
 #include "results/custody.hpp"
 #include "common/choices.hpp"
 #include "results/layout.hpp"
+#include "results/report_roofline.hpp"
 #include "results/report_rounds.hpp"
 #include "results/report_transfer.hpp"
 #include "results/report_ablation.hpp"
@@ -96,12 +97,7 @@ std::string prereg_section(const H5File& file, const Registration& r) {
   s += fmt::format("- calibration datasets SHA-256 `{}` over {} datasets of `{}`\n", r.source.datasets_sha256,
                    r.source.datasets.size(), r.source.results_file);
   s += fmt::format("- decided by the rule sealed in `decision_rule` (version {})\n", r.design.rule.version);
-  if (r.roofline)
-    s += fmt::format("- `roofline` prices each phase of the TP-k shard's ledger at max((bytes read + bytes written) / "
-                     "{:.2f} GB/s, flops / {:.2f} GFLOP/s): the read bandwidth and the compute peak (threads × one "
-                     "core's FMA peak) measured at calibration ({}); reads and writes are both priced at the read "
-                     "bandwidth\n",
-                     r.roofline->read_GBps, r.roofline->peak_GFLOPs, r.roofline->bandwidth_probe);
+  if (r.roofline) s += roofline_ceilings_line(*r.roofline);
   s += "\n";
   s += "| form | equation | kill switch K |\n|---|---|---|\n";
   for (const auto& form : judged_forms(r)) {

@@ -3,9 +3,10 @@
 document `mpi_bench calibration FILE.h5` writes (docs/CALIBRATION.md) and
 predicts every grid cell's TP-k decode step, as the CSV `register --form` takes.
 
-  compute    = sum over the step's phases of max(bytes / read bandwidth, flops / compute peak),
-               the k-shard's ledger (one rank of TP-k); the measured replay t_replay(k)
-               where the file has no /membw
+  compute    = sum over the step's phases of max(bytes / bandwidth, flops / compute peak),
+               the k-shard's ledger (one rank of TP-k), at the host read bandwidth and FMA
+               peak (cpu, /membw) or the device copy bandwidth and GEMM rate (cuda, /d2d and
+               /gemm); the measured replay t_replay(k) where the file has neither
   collective = n_ar * t_ar_sweep_us + n_ag * t_ag_sweep_us, the cell's collective_terms: the
                sweeps' piecewise fits at the payloads, as the registration evaluates them
   host       = 0
@@ -24,10 +25,19 @@ def fail(message):
     sys.exit(2)
 
 
+def ceilings(bandwidth):
+    """The bandwidth and compute peak the calibration measured, as the built-in `roofline` takes them."""
+    for memory, peak in (("read_GBps", "compute_peak_GFLOPs"), ("d2d_copy_GBps", "gemm_peak_GFLOPs")):
+        if bandwidth.get(memory) is not None and bandwidth.get(peak) is not None:
+            return bandwidth[memory], bandwidth[peak]
+    return None
+
+
 def compute_us(cell, bandwidth):
-    if bandwidth["read_GBps"] is None or bandwidth["compute_peak_GFLOPs"] is None:
+    measured = ceilings(bandwidth)
+    if measured is None:
         return cell["anchors"]["t_replay_us"]
-    bytes_per_us, flops_per_us = bandwidth["read_GBps"] * 1e3, bandwidth["compute_peak_GFLOPs"] * 1e3
+    bytes_per_us, flops_per_us = measured[0] * 1e3, measured[1] * 1e3
     return sum(max((p["bytes_read"] + p["bytes_written"]) / bytes_per_us, p["flops"] / flops_per_us)
                for name, p in cell["ledger"]["phases"].items() if name not in COLLECTIVE_PHASES)
 

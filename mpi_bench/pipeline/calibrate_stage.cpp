@@ -11,7 +11,7 @@
 #include "collectives/communicator_factory.hpp"
 #include "collectives/tp_sweep.hpp"
 #include "mpi_bench/host_environment.hpp"
-#include "mpi_bench/membw.hpp"
+#include "mpi_bench/pipeline/roofline_probe.hpp"
 #include "mpi_bench/pipeline/round_visit.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
 #include "mpi_bench/step_output.hpp"
@@ -151,14 +151,9 @@ void calibrate_stage(StudyRuntime& rt, ResultsFile* file) {
   // payloads, for every k > 1: a group of one rank issues no collective.
   calibrate_collective_sweeps(rt, file, *rt.world, collective_degrees(d.grid.tp), {});
 
-  // `roofline`'s ceilings: host memory's read bandwidth and the FMA peak, every
-  // rank at once as the ranks of a step run (/membw). The CUDA backend's
-  // ceilings are the device's, which no calibration probe measures yet.
-  // 128 MiB, four times a 32 MiB last-level cache, in 5 passes: every study
-  // pays for it, so it reads an eighth of what `mpi_bench membw` does.
-  constexpr MembwOptions kCeilingProbe{.bytes = std::size_t{128} << 20, .warmup = 1, .iters = 5};
-  if (d.backend == BackendKind::cpu)
-    gather_membw(MPI_COMM_WORLD, file ? &file->h5() : nullptr, measure_read_bandwidth(MPI_COMM_WORLD, kCeilingProbe));
+  // `roofline`'s ceilings: a memory bandwidth and a compute peak, every rank
+  // at once as the ranks of a step run.
+  probe_roofline_ceilings(d.backend, MPI_COMM_WORLD, file ? &file->h5() : nullptr);
 
   // The step terms last: registration and the first measurement round follow
   // them within a second, and the machine's level moves over seconds

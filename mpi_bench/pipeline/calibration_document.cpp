@@ -14,6 +14,7 @@
 #include "predictor/piecewise_fit.hpp"
 #include "results/decision_file.hpp"
 #include "results/environment_file.hpp"
+#include "results/probe_file.hpp"
 #include "results/study_file.hpp"
 #include "tp_decoder/memory_estimate.hpp"
 #include "mpi_bench/pipeline/transfer_calibration.hpp"
@@ -116,13 +117,17 @@ json model_section(const CalibratedStudyFile& s) {
           {"config_sha256", s.workload.config_sha256}};
 }
 
-// /membw and /d2d, each the median over passes and ranks; null where the file has none.
+// /membw, /d2d and /gemm, each the median over passes and ranks; null where the file has none.
 json bandwidth_section(const H5File& file) {
   json out = {{"read_GBps", calibration_median_or_null(file, kMembwReadGBps)},
               {"threads", nullptr},
               {"fma_peak_GFLOPs_per_thread", nullptr},
               {"compute_peak_GFLOPs", nullptr},
-              {"d2d_copy_GBps", calibration_median_or_null(file, kD2dCopyGBps)}};
+              {"d2d_copy_GBps", calibration_median_or_null(file, kD2dCopyGBps)},
+              {"gemm_peak_GFLOPs", calibration_median_or_null(file, kGemmRateGFLOPs)},
+              {"gemm_shape", nullptr}};
+  if (const std::optional<GemmRateRecord> gemm = read_gemm_rate(file))
+    out["gemm_shape"] = {{"m", gemm->shape.m}, {"n", gemm->shape.n}, {"k", gemm->shape.k}, {"types", gemm->shape.types}};
   if (file.exists(kMembwGroup)) {
     H5Handle group = file.open_object(kMembwGroup);
     const std::int64_t threads = read_integer_attribute(group.id(), "threads");

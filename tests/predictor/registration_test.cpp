@@ -133,7 +133,7 @@ TEST(Registration, TransferIsSealedWithItsFitAndReadBackExactly) {
 TEST(Registration, RooflineIsSealedWithItsCeilingsAndJudgedAsAbsolute) {
   Registration r = sample_registration(15);
   EXPECT_EQ(registration_json(r).find("roofline"), std::string::npos);  // absent unless measured
-  r.roofline = RooflineCeilings{7.5, 70.0, "membw"};
+  r.roofline = RooflineCeilings{RooflineBandwidth::host_read, 7.5, 70.0, "membw", ""};
   for (CellInputs& cell : r.calibration) cell.inputs.t_roofline_us = 1000.0 * cell.batch / cell.inputs.k;
   r.kill_switches = kill_switch_table(15, false, true);
   r.predictions = predict_all(r.calibration, registered_forms(r));
@@ -144,11 +144,40 @@ TEST(Registration, RooflineIsSealedWithItsCeilingsAndJudgedAsAbsolute) {
   const Registration back = parse_registration(text);
   EXPECT_EQ(registration_json(back), text);
   ASSERT_TRUE(back.roofline.has_value());
-  EXPECT_EQ(back.roofline->read_GBps, 7.5);
+  EXPECT_EQ(back.roofline->bandwidth, RooflineBandwidth::host_read);
+  EXPECT_EQ(back.roofline->bandwidth_GBps, 7.5);
   EXPECT_EQ(back.roofline->peak_GFLOPs, 70.0);
   EXPECT_EQ(find_cell_inputs(back, 2, 4, 64).inputs.t_roofline_us, 2000.0);
   EXPECT_EQ(registered_forms(back).back().name, "roofline");
   EXPECT_TRUE(registered_forms(back).back().absolute);
+  EXPECT_NE(text.find(R"("roofline": {
+    "read_GBps": 7.5,
+    "peak_GFLOPs": 70.0,
+    "bandwidth_probe": "membw",
+    "bytes_priced": "read + written"
+  })"),
+            std::string::npos);
+}
+
+// On cuda the bandwidth is sealed as what it is, a copy's (bytes read plus
+// written), with the GEMM its peak came from.
+TEST(Registration, DeviceCeilingsAreSealedAsACopyBandwidthWithTheirGemm) {
+  Registration r = sample_registration(15);
+  r.roofline =
+      RooflineCeilings{RooflineBandwidth::device_copy, 3000.0, 600000.0, "d2d", "cuBLAS GEMM 4096 x 4096 x 4096"};
+  r.kill_switches = kill_switch_table(15, false, true);
+  r.predictions = predict_all(r.calibration, registered_forms(r));
+  const std::string text = registration_json(r);
+  EXPECT_NE(text.find(R"("copy_GBps": 3000.0)"), std::string::npos) << text;
+  EXPECT_EQ(text.find(R"("read_GBps":)"), std::string::npos) << text;
+  const Registration back = parse_registration(text);
+  EXPECT_EQ(registration_json(back), text);
+  ASSERT_TRUE(back.roofline.has_value());
+  EXPECT_EQ(back.roofline->bandwidth, RooflineBandwidth::device_copy);
+  EXPECT_EQ(back.roofline->bandwidth_GBps, 3000.0);
+  EXPECT_EQ(back.roofline->peak_GFLOPs, 600000.0);
+  EXPECT_EQ(back.roofline->bandwidth_probe, "d2d");
+  EXPECT_EQ(back.roofline->peak_probe, "cuBLAS GEMM 4096 x 4096 x 4096");
 }
 
 TEST(Registration, AnEditedTransferFitIsRefusedByItsDigest) {

@@ -63,9 +63,7 @@ class CudaBackend final : public Backend {
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));  // capturable, unlike the legacy stream
     CUBLAS_CHECK(cublasCreate(&cublas_));
     CUBLAS_CHECK(cublasSetStream(cublas_, stream_));
-    // Split-K partial sums in fp32 too, not in the bf16 output type (cuBLAS's default allows that).
-    CUBLAS_CHECK(cublasSetMathMode(
-        cublas_, static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
+    gpu::use_step_numerics(cublas_);
     CUDA_CHECK(cudaMalloc(&cublas_workspace_, kCublasWorkspaceBytes));
     CUBLAS_CHECK(cublasSetWorkspace(cublas_, cublas_workspace_, kCublasWorkspaceBytes));
   }

@@ -4,6 +4,11 @@
 
 namespace tpb::gpu {
 
+void use_step_numerics(cublasHandle_t handle) {
+  CUBLAS_CHECK(cublasSetMathMode(
+      handle, static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
+}
+
 void linear(cublasHandle_t handle, void* y, cudaDataType_t y_type, const __nv_bfloat16* x, const __nv_bfloat16* w,
             int m, int n, int k, bool accumulate) {
   TPB_CHECK(m > 0 && n > 0 && k > 0, "linear: m, n and k must be positive");

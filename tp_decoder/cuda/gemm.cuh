@@ -7,6 +7,10 @@
 
 namespace tpb::gpu {
 
+// The step's cuBLAS numerics on `handle`: split-K partial sums in fp32 too, not
+// in the bf16 output type (cuBLAS's default allows that).
+void use_step_numerics(cublasHandle_t handle);
+
 // y: (m, n) row-major of type y_type (CUDA_R_16BF or CUDA_R_32F); x: (m, k); w: (n, k).
 // accumulate: y += x . w^T (y holds a broadcast bias), summed in fp32 and rounded once.
 // Runs on the stream bound to `handle`.
