@@ -28,8 +28,10 @@ constexpr std::array kForms{
 
 constexpr ModelForm kTransfer{"transfer", "t_transfer(k) + n_ar*t_ar_sweep(k, ar_bytes) + n_ag*t_ag_sweep(k, ag_bytes)",
                               predict_transfer, true};
+// bandwidth: the ceiling the registration sealed under "roofline", host read
+// bandwidth on CPU, device-to-device copy bandwidth on CUDA.
 constexpr ModelForm kRoofline{"roofline",
-                              "sum over phases of max(bytes/read_GBps, flops/peak_GFLOPs) + n_ar*t_ar_sweep(k, ar_bytes) "
+                              "sum over phases of max(bytes/bandwidth, flops/peak_GFLOPs) + n_ar*t_ar_sweep(k, ar_bytes) "
                               "+ n_ag*t_ag_sweep(k, ag_bytes)",
                               predict_roofline, true};
 
