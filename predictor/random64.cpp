@@ -21,8 +21,4 @@ std::uint64_t uniform_below(SplitMix64& rng, std::uint64_t bound) {
   return draw % bound;
 }
 
-double uniform_unit(SplitMix64& rng) {
-  return static_cast<double>(rng.next() >> 11) * 0x1.0p-53;
-}
-
 }  // namespace tpb

@@ -21,7 +21,4 @@ class SplitMix64 {
 // result has no modulo bias and depends on integer arithmetic only.
 std::uint64_t uniform_below(SplitMix64& rng, std::uint64_t bound);
 
-// Uniform double in [0, 1) from the top 53 bits of one draw.
-double uniform_unit(SplitMix64& rng);
-
 }  // namespace tpb

@@ -195,10 +195,4 @@ RoundsEvaluation evaluate_rounds(const Registration& r, const std::vector<RoundO
   return out;
 }
 
-const FormKVerdict& find_verdict(const RoundsEvaluation& evaluation, std::string_view form, int k) {
-  for (const FormKVerdict& cell : evaluation.cells)
-    if (cell.form == form && cell.k == k) return cell;
-  throw_error("tpbench", 1, fmt::format("no verdict for form {} at k={}", form, k), __FILE__, __LINE__);
-}
-
 }  // namespace tpb

@@ -13,7 +13,6 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -94,8 +93,5 @@ struct RoundsEvaluation {
 
 // tpb::Error when a round lacks a cell or an anchor of the registered grid.
 RoundsEvaluation evaluate_rounds(const Registration& registration, const std::vector<RoundObservation>& rounds);
-
-// The verdict of (form, k); tpb::Error when absent.
-const FormKVerdict& find_verdict(const RoundsEvaluation& evaluation, std::string_view form, int k);
 
 }  // namespace tpb

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "predictor/round_evaluation.hpp"
+#include "verdict_lookup.hpp"
 
 namespace tpb::sim {
 namespace {

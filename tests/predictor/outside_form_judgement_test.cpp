@@ -9,6 +9,7 @@
 #include <string>
 
 #include "predictor/round_evaluation.hpp"
+#include "verdict_lookup.hpp"
 #include "step_time_simulator.hpp"
 
 namespace tpb::sim {

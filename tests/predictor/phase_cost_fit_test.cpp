@@ -6,7 +6,7 @@
 
 #include "common/error.hpp"
 #include "predictor/phase_cost_fit.hpp"
-#include "predictor/random64.hpp"
+#include "sim_random.hpp"
 
 namespace tpb {
 namespace {
@@ -27,7 +27,7 @@ std::vector<PhaseObservation> simulated(double noise, double max_intensity) {
   for (double bytes : {2e5, 6e5, 2e6, 6e6})
     for (double intensity = 0.5; intensity <= max_intensity; intensity *= 2) {
       const double flops = bytes * intensity;
-      const double jitter = 1.0 + noise * (2.0 * uniform_unit(rng) - 1.0);
+      const double jitter = 1.0 + noise * (2.0 * sim::uniform_unit(rng) - 1.0);
       points.push_back({"qkv", 1, ++batch, 0, 2, bytes, flops, true_us(2, bytes, flops, true) * jitter});
     }
   return points;

@@ -15,6 +15,7 @@
 #include "predictor/model_forms.hpp"
 #include "predictor/registration.hpp"
 #include "predictor/round_evaluation.hpp"
+#include "verdict_lookup.hpp"
 #include "predictor/study_design.hpp"
 
 namespace tpb {

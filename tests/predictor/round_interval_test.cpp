@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "predictor/random64.hpp"
 #include "predictor/round_interval.hpp"
+#include "sim_random.hpp"
 
 namespace tpb {
 namespace {
@@ -45,7 +45,7 @@ TEST(MedianOrderStatisticInterval, CoversTheExponentialMedianAtNominalLevel) {
   int covered = 0;
   std::vector<double> rounds(10);
   for (int rep = 0; rep < kRepetitions; ++rep) {
-    for (double& value : rounds) value = -std::log(1.0 - uniform_unit(rng));
+    for (double& value : rounds) value = -std::log(1.0 - sim::uniform_unit(rng));
     const RoundInterval interval = median_order_statistic_interval(rounds, 0.05);
     ASSERT_TRUE(interval.formed);
     covered += interval.low <= std::log(2.0) && std::log(2.0) <= interval.high;

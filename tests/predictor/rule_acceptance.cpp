@@ -13,6 +13,7 @@
 #include "log_ratio_generator.hpp"
 #include "predictor/model_forms.hpp"
 #include "predictor/round_evaluation.hpp"
+#include "verdict_lookup.hpp"
 #include "predictor/statistics.hpp"
 #include "step_time_simulator.hpp"
 

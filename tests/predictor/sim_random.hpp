@@ -8,6 +8,9 @@
 
 namespace tpb::sim {
 
+// Uniform double in [0, 1) from the top 53 bits of one draw.
+inline double uniform_unit(SplitMix64& rng) { return static_cast<double>(rng.next() >> 11) * 0x1.0p-53; }
+
 // One standard normal draw (Box–Muller, the cosine branch).
 inline double standard_normal(SplitMix64& rng) {
   const double u1 = 1.0 - uniform_unit(rng);  // (0, 1]: the logarithm stays finite

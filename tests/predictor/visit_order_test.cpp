@@ -11,6 +11,7 @@
 
 #include "predictor/random64.hpp"
 #include "predictor/visit_order.hpp"
+#include "sim_random.hpp"
 
 namespace tpb {
 namespace {
@@ -28,7 +29,7 @@ TEST(SplitMix64, UniformBelowStaysInRangeAndUnitInterval) {
   SplitMix64 rng(7);
   for (int i = 0; i < 10000; ++i) {
     EXPECT_LT(uniform_below(rng, 3), 3u);
-    const double u = uniform_unit(rng);
+    const double u = sim::uniform_unit(rng);
     EXPECT_GE(u, 0.0);
     EXPECT_LT(u, 1.0);
   }
