@@ -64,21 +64,12 @@ std::string campaign_design_json(const CampaignDesign& d) {
         {"rounds", d.rounds},
         {"time_budget_s", d.time_budget_s},
         {"seed", d.seed}}}};
-  if (!d.outside_forms.empty()) {
-    ordered_json outside = ordered_json::array();
-    for (const OutsideForm& form : d.outside_forms) outside.push_back(outside_form_json(form));
-    document["outside_forms"] = outside;
-  }
+  if (!d.outside_forms.empty()) document["outside_forms"] = outside_forms_json(d.outside_forms);
   return document.dump(2) + "\n";
 }
 
 CampaignDesign parse_campaign_design(std::string_view json_text) {
-  ordered_json doc;
-  try {
-    doc = ordered_json::parse(json_text);
-  } catch (const nlohmann::json::parse_error& error) {
-    throw UsageError(fmt::format("campaign.json is not valid JSON: {}", error.what()));
-  }
+  const ordered_json doc = parse_json_document(json_text, "campaign.json");
   CampaignDesign d;
   d.version = field<int>(doc, "campaign_version");
   if (d.version != kCampaignVersion)
@@ -111,9 +102,7 @@ CampaignDesign parse_campaign_design(std::string_view json_text) {
   // Only a campaign sealed with --form carries outside forms.
   if (doc.contains("outside_forms")) {
     try {
-      for (const auto& sealed : doc.at("outside_forms"))
-        d.outside_forms.push_back(parse_sealed_outside_form(sealed, d.grid));
-      check_distinct_outside_form_names(d.outside_forms);
+      d.outside_forms = parse_sealed_outside_forms(doc.at("outside_forms"), d.grid);
     } catch (const UsageError& error) {
       throw UsageError(fmt::format("campaign.json: {}", error.what()));
     }

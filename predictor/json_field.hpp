@@ -3,6 +3,8 @@
 // names it: "<where>: missing field 'x'", "<where>: field 'x' has the wrong
 // type". `where` says which document or section ("registration",
 // "registration: transfer").
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +12,15 @@
 #include "common/error.hpp"
 
 namespace tpb {
+
+// `text` as a JSON document, or a UsageError "<where> is not valid JSON: ...".
+inline nlohmann::ordered_json parse_json_document(std::string_view text, const char* where) {
+  try {
+    return nlohmann::ordered_json::parse(text);
+  } catch (const nlohmann::json::parse_error& error) {
+    throw UsageError(fmt::format("{} is not valid JSON: {}", where, error.what()));
+  }
+}
 
 inline const nlohmann::ordered_json& json_section(const nlohmann::ordered_json& object, const char* name,
                                                   const char* where) {

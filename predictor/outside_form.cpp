@@ -256,8 +256,8 @@ std::string read_bounded(const std::string& path) {
   return bytes;
 }
 
-}  // namespace
-
+// UsageError unless NAME is [a-z0-9_]+ and neither a built-in form's name
+// (transfer included) nor reserved.
 void check_outside_form_name(std::string_view name) {
   if (name.empty()) throw UsageError("the form's NAME is empty");
   const auto allowed = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; };
@@ -270,6 +270,7 @@ void check_outside_form_name(std::string_view name) {
     throw UsageError(fmt::format("NAME '{}' is taken (built in or reserved: {})", name, fmt::join(taken, ", ")));
 }
 
+// UsageError naming the first NAME that two forms share.
 void check_distinct_outside_form_names(const std::vector<OutsideForm>& forms) {
   for (std::size_t i = 0; i < forms.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
@@ -277,6 +278,51 @@ void check_distinct_outside_form_names(const std::vector<OutsideForm>& forms) {
         throw UsageError(fmt::format("NAME '{}' is given twice (from {} and {})", forms[i].name,
                                      forms[j].source_name, forms[i].source_name));
 }
+
+ordered_json outside_form_json(const OutsideForm& form) {
+  ordered_json rows = ordered_json::array();
+  for (const OutsidePrediction& row : form.rows) {
+    ordered_json out = {{"k", row.k}, {"batch", row.batch}, {"context", row.context}, {"t_step_us", row.t_step_us}};
+    if (row.terms) {
+      out[std::string(kTermKeys[0])] = row.terms->compute_us;
+      out[std::string(kTermKeys[1])] = row.terms->collective_us;
+      out[std::string(kTermKeys[2])] = row.terms->host_us;
+    }
+    rows.push_back(out);
+  }
+  return {{"name", form.name},     {"source_name", form.source_name}, {"sha256", form.sha256},
+          {"has_terms", form.has_terms}, {"bytes", form.bytes},       {"rows", rows}};
+}
+
+OutsideForm parse_sealed_outside_form(const ordered_json& json, const Grid& grid) {
+  const std::string name = json_field<std::string>(json, "name", "sealed outside form");
+  const std::string where = fmt::format("sealed outside form '{}'", name);
+  try {
+    check_outside_form_name(name);
+    const auto source_name = json_field<std::string>(json, "source_name", where.c_str());
+    const auto sealed_sha256 = json_field<std::string>(json, "sha256", where.c_str());
+    const auto bytes = json_field<std::string>(json, "bytes", where.c_str());
+    const bool has_terms = json_field<bool>(json, "has_terms", where.c_str());
+    if (const std::string actual = sha256_hex(bytes); actual != sealed_sha256)
+      throw UsageError(fmt::format("its bytes hash to {}, not its sealed sha256 {} (edited after sealing)", actual,
+                                   sealed_sha256));
+    OutsideForm form = parse_outside_form(name, source_name, bytes, grid);
+    bool sealed_has_terms = false;
+    const std::vector<OutsidePrediction> sealed_rows =
+        grid_rows("its rows", json_prediction_rows("its rows", json_section(json, "rows", where.c_str()),
+                                                   &sealed_has_terms),
+                  grid);
+    if (has_terms != form.has_terms || sealed_has_terms != form.has_terms || !same_rows(sealed_rows, form.rows))
+      throw UsageError(fmt::format("its rows are not the rows of its sealed bytes ({})", source_name));
+    return form;
+  } catch (const UsageError& error) {
+    const std::string message = error.what();
+    if (message.rfind(where, 0) == 0) throw;
+    throw UsageError(fmt::format("{}: {}", where, message));
+  }
+}
+
+}  // namespace
 
 OutsideForm parse_outside_form(std::string_view name, std::string_view path, std::string bytes, const Grid& grid) {
   if (trimmed(bytes).empty()) throw UsageError(fmt::format("{}: the file is empty", path));
@@ -318,47 +364,17 @@ std::vector<OutsideForm> read_outside_forms(const std::vector<std::string>& name
   return forms;
 }
 
-nlohmann::ordered_json outside_form_json(const OutsideForm& form) {
-  ordered_json rows = ordered_json::array();
-  for (const OutsidePrediction& row : form.rows) {
-    ordered_json out = {{"k", row.k}, {"batch", row.batch}, {"context", row.context}, {"t_step_us", row.t_step_us}};
-    if (row.terms) {
-      out[std::string(kTermKeys[0])] = row.terms->compute_us;
-      out[std::string(kTermKeys[1])] = row.terms->collective_us;
-      out[std::string(kTermKeys[2])] = row.terms->host_us;
-    }
-    rows.push_back(out);
-  }
-  return {{"name", form.name},     {"source_name", form.source_name}, {"sha256", form.sha256},
-          {"has_terms", form.has_terms}, {"bytes", form.bytes},       {"rows", rows}};
+nlohmann::ordered_json outside_forms_json(const std::vector<OutsideForm>& forms) {
+  ordered_json sealed = ordered_json::array();
+  for (const OutsideForm& form : forms) sealed.push_back(outside_form_json(form));
+  return sealed;
 }
 
-OutsideForm parse_sealed_outside_form(const nlohmann::ordered_json& json, const Grid& grid) {
-  const std::string name = json_field<std::string>(json, "name", "sealed outside form");
-  const std::string where = fmt::format("sealed outside form '{}'", name);
-  try {
-    check_outside_form_name(name);
-    const auto source_name = json_field<std::string>(json, "source_name", where.c_str());
-    const auto sealed_sha256 = json_field<std::string>(json, "sha256", where.c_str());
-    const auto bytes = json_field<std::string>(json, "bytes", where.c_str());
-    const bool has_terms = json_field<bool>(json, "has_terms", where.c_str());
-    if (const std::string actual = sha256_hex(bytes); actual != sealed_sha256)
-      throw UsageError(fmt::format("its bytes hash to {}, not its sealed sha256 {} (edited after sealing)", actual,
-                                   sealed_sha256));
-    OutsideForm form = parse_outside_form(name, source_name, bytes, grid);
-    bool sealed_has_terms = false;
-    const std::vector<OutsidePrediction> sealed_rows =
-        grid_rows("its rows", json_prediction_rows("its rows", json_section(json, "rows", where.c_str()),
-                                                   &sealed_has_terms),
-                  grid);
-    if (has_terms != form.has_terms || sealed_has_terms != form.has_terms || !same_rows(sealed_rows, form.rows))
-      throw UsageError(fmt::format("its rows are not the rows of its sealed bytes ({})", source_name));
-    return form;
-  } catch (const UsageError& error) {
-    const std::string message = error.what();
-    if (message.rfind(where, 0) == 0) throw;
-    throw UsageError(fmt::format("{}: {}", where, message));
-  }
+std::vector<OutsideForm> parse_sealed_outside_forms(const nlohmann::ordered_json& json, const Grid& grid) {
+  std::vector<OutsideForm> forms;
+  for (const auto& sealed : json) forms.push_back(parse_sealed_outside_form(sealed, grid));
+  check_distinct_outside_form_names(forms);
+  return forms;
 }
 
 }  // namespace tpb

@@ -58,17 +58,12 @@ std::vector<OutsideForm> read_outside_forms(const std::vector<std::string>& name
 // cell twice, a grid cell missing, malformed JSON.
 OutsideForm parse_outside_form(std::string_view name, std::string_view path, std::string bytes, const Grid& grid);
 
-// UsageError unless NAME is [a-z0-9_]+ and neither a built-in form's name
-// (transfer included) nor reserved.
-void check_outside_form_name(std::string_view name);
-// UsageError naming the first NAME that two forms share.
-void check_distinct_outside_form_names(const std::vector<OutsideForm>& forms);
-
-// The sealed record (registration, campaign.json): name, source_name,
-// sha256, has_terms, the bytes as a string and the rows.
-nlohmann::ordered_json outside_form_json(const OutsideForm& form);
-// A sealed record, its bytes parsed again against `grid`: UsageError naming
-// the form when they no longer hash to its sha256 or their rows are not its rows.
-OutsideForm parse_sealed_outside_form(const nlohmann::ordered_json& json, const Grid& grid);
+// The sealed records (registration, campaign.json), one per form in order:
+// name, source_name, sha256, has_terms, the bytes as a string and the rows.
+nlohmann::ordered_json outside_forms_json(const std::vector<OutsideForm>& forms);
+// The sealed records, each one's bytes parsed again against `grid`:
+// UsageError naming the form when they no longer hash to its sha256 or their
+// rows are not its rows, or naming a NAME that two records share.
+std::vector<OutsideForm> parse_sealed_outside_forms(const nlohmann::ordered_json& json, const Grid& grid);
 
 }  // namespace tpb

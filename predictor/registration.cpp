@@ -135,8 +135,7 @@ RooflineCeilings parse_roofline(const ordered_json& c) {
 // Each outside form's sealed bytes parsed again (parse_sealed_outside_form),
 // and its predictions checked against its rows.
 void parse_outside_forms(const ordered_json& forms, Registration& r) {
-  for (const auto& sealed : forms) r.outside_forms.push_back(parse_sealed_outside_form(sealed, r.grid));
-  check_distinct_outside_form_names(r.outside_forms);
+  r.outside_forms = parse_sealed_outside_forms(forms, r.grid);
   for (const OutsideForm& form : r.outside_forms) {
     std::vector<CellPrediction> registered;
     for (const CellPrediction& p : r.predictions)
@@ -230,22 +229,13 @@ std::string registration_json(const Registration& r) {
   document["decision_rule"] = rounds_design_json(r.design);
   if (r.transfer) document["transfer"] = transfer_source_json(*r.transfer);
   if (r.roofline) document["roofline"] = roofline_json(*r.roofline);
-  if (!r.outside_forms.empty()) {
-    ordered_json outside = ordered_json::array();
-    for (const OutsideForm& form : r.outside_forms) outside.push_back(outside_form_json(form));
-    document["outside_forms"] = outside;
-  }
+  if (!r.outside_forms.empty()) document["outside_forms"] = outside_forms_json(r.outside_forms);
   if (r.campaign_sha256) document["campaign_sha256"] = *r.campaign_sha256;
   return document.dump(2) + "\n";
 }
 
 Registration parse_registration(std::string_view json_text) {
-  ordered_json doc;
-  try {
-    doc = ordered_json::parse(json_text);
-  } catch (const nlohmann::json::parse_error& error) {
-    throw UsageError(fmt::format("registration is not valid JSON: {}", error.what()));
-  }
+  const ordered_json doc = parse_json_document(json_text, kWhere);
   Registration r;
   r.version = field<int>(doc, "registration_version");
   if (r.version != kRegistrationVersion)

@@ -97,7 +97,7 @@ TEST(OutsideForm, CsvIsReadIntoGridOrder) {
 TEST(OutsideForm, JsonStatesTheSameRowsAsCsv) {
   const OutsideForm csv = parse_outside_form("mine", "f.csv", kCsv, kFormGrid);
   const OutsideForm json = parse_outside_form("mine", "f.json", kJson, kFormGrid);
-  EXPECT_EQ(outside_form_json(json).at("rows"), outside_form_json(csv).at("rows"));
+  EXPECT_EQ(outside_forms_json({json})[0].at("rows"), outside_forms_json({csv})[0].at("rows"));
   EXPECT_NE(json.sha256, csv.sha256);
 }
 
