@@ -7,26 +7,20 @@
 
 #include "common/error.hpp"
 
-#define CUDA_CHECK(call)                                                                            \
-  do {                                                                                              \
-    const cudaError_t tpb_status_ = (call);                                                         \
-    if (tpb_status_ != cudaSuccess)                                                                 \
-      ::tpb::throw_error("CUDA", tpb_status_, cudaGetErrorString(tpb_status_), __FILE__, __LINE__); \
+// One check for every CUDA library: `ok` is the library's success status and
+// `describe` turns a status into its own message.
+#define TPB_LIBRARY_CHECK(library, call, ok, describe)                                     \
+  do {                                                                                     \
+    const auto tpb_status_ = (call);                                                       \
+    if (tpb_status_ != (ok))                                                               \
+      ::tpb::throw_error(library, tpb_status_, describe(tpb_status_), __FILE__, __LINE__); \
   } while (0)
+
+#define CUDA_CHECK(call) TPB_LIBRARY_CHECK("CUDA", call, cudaSuccess, cudaGetErrorString)
 
 // After a kernel launch: launch-configuration errors surface here, not later.
 #define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
 
-#define CUBLAS_CHECK(call)                                                                                    \
-  do {                                                                                                        \
-    const cublasStatus_t tpb_status_ = (call);                                                                \
-    if (tpb_status_ != CUBLAS_STATUS_SUCCESS)                                                                 \
-      ::tpb::throw_error("cuBLAS", tpb_status_, cublasGetStatusString(tpb_status_), __FILE__, __LINE__);      \
-  } while (0)
+#define CUBLAS_CHECK(call) TPB_LIBRARY_CHECK("cuBLAS", call, CUBLAS_STATUS_SUCCESS, cublasGetStatusString)
 
-#define NCCL_CHECK(call)                                                                            \
-  do {                                                                                              \
-    const ncclResult_t tpb_status_ = (call);                                                        \
-    if (tpb_status_ != ncclSuccess)                                                                 \
-      ::tpb::throw_error("NCCL", tpb_status_, ncclGetErrorString(tpb_status_), __FILE__, __LINE__); \
-  } while (0)
+#define NCCL_CHECK(call) TPB_LIBRARY_CHECK("NCCL", call, ncclSuccess, ncclGetErrorString)
