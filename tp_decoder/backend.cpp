@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/enum_table.hpp"
 #include "common/error.hpp"
 #include "tp_decoder/cpu/cpu_backend.hpp"  // make_cpu_backend
 #if defined(TPB_CUDA_BACKEND)
@@ -10,23 +11,15 @@
 
 namespace tpb {
 
-std::size_t element_size(ElementType type) {
-  switch (type) {
-    case ElementType::f32: return 4;
-    case ElementType::bf16: return 2;
-    case ElementType::i32: return 4;
-  }
-  return 0;
-}
+namespace {
+constexpr std::pair<ElementType, const char*> kElementTypeNames[] = {
+    {ElementType::f32, "f32"}, {ElementType::bf16, "bf16"}, {ElementType::i32, "i32"}};
+static_assert(lists_enum_in_order(kElementTypeNames, ElementType::i32), "every element type once, in enum order");
+}  // namespace
 
-std::string to_string(ElementType type) {
-  switch (type) {
-    case ElementType::f32: return "f32";
-    case ElementType::bf16: return "bf16";
-    case ElementType::i32: return "i32";
-  }
-  return "?";
-}
+std::size_t element_size(ElementType type) { return type == ElementType::bf16 ? 2 : 4; }
+
+std::string to_string(ElementType type) { return kElementTypeNames[static_cast<std::size_t>(type)].second; }
 
 DataType comm_datatype(ElementType type) {
   switch (type) {
