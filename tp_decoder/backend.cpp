@@ -31,6 +31,11 @@ DataType comm_datatype(ElementType type) {
   return DataType::f32;
 }
 
+Tensor Backend::shaped(std::int64_t rows, std::int64_t cols, TensorRole role) const {
+  TPB_CHECK(rows > 0 && cols > 0, fmt::format("{} allocate: empty shape ({}, {})", name(), rows, cols));
+  return Tensor{nullptr, rows, cols, storage_type(role)};
+}
+
 std::unique_ptr<Backend> make_backend(BackendKind kind) {
   switch (kind) {
     case BackendKind::cpu: return make_cpu_backend();

@@ -152,6 +152,11 @@ class Backend {
   // the communicator is gone, so a graph kept longer hangs the destroy.
   // Never throws; a no-op where nothing is held.
   virtual void graph_release() noexcept = 0;
+
+ protected:
+  // What every allocate starts from: a tensor of `role` in this backend's
+  // storage type, its data not yet placed. Refuses an empty shape.
+  Tensor shaped(std::int64_t rows, std::int64_t cols, TensorRole role) const;
 };
 
 // The backend of `kind`. UsageError for one this build lacks ("--backend

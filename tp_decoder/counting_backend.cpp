@@ -11,7 +11,8 @@
 namespace tpb {
 
 Tensor CountingBackend::allocate(std::int64_t rows, std::int64_t cols, TensorRole role) {
-  Tensor t{&role_marker_[static_cast<std::size_t>(role)], rows, cols, storage_type(role)};
+  Tensor t = shaped(rows, cols, role);
+  t.data = &role_marker_[static_cast<std::size_t>(role)];
   held_[static_cast<std::size_t>(role)] += static_cast<std::int64_t>(t.bytes());
   return t;
 }

@@ -52,11 +52,7 @@ class CpuBackend final : public Backend {
   bool host_synchronous() const override { return true; }
 
   Tensor allocate(std::int64_t rows, std::int64_t cols, TensorRole role) override {
-    TPB_CHECK(rows > 0 && cols > 0, fmt::format("cpu allocate: empty shape ({}, {})", rows, cols));
-    Tensor t;
-    t.rows = rows;
-    t.cols = cols;
-    t.type = storage_type(role);
+    Tensor t = shaped(rows, cols, role);
     // 64-byte alignment for SIMD loads; aligned_alloc wants a multiple of it.
     const std::size_t bytes = (t.bytes() + 63) / 64 * 64;
     if (role == TensorRole::weight && arena_) t.data = arena_->take(bytes);

@@ -106,11 +106,7 @@ class CudaBackend final : public Backend {
 
   // --- buffers ------------------------------------------------------------------
   Tensor allocate(std::int64_t rows, std::int64_t cols, TensorRole role) override {
-    TPB_CHECK(rows > 0 && cols > 0, fmt::format("cuda allocate: empty shape ({}, {})", rows, cols));
-    Tensor t;
-    t.rows = rows;
-    t.cols = cols;
-    t.type = storage_type(role);
+    Tensor t = shaped(rows, cols, role);
     CUDA_CHECK(cudaMalloc(&t.data, t.bytes()));
     // As on the CPU: weights and caches are filled right away, the rest starts at zero.
     if (role != TensorRole::weight && role != TensorRole::kv_cache)
