@@ -15,10 +15,31 @@ namespace {
 using nlohmann::ordered_json;
 
 // A field of campaign.json, or a UsageError naming it (json_field.hpp).
+constexpr const char* kWhere = "campaign.json";
 template <typename T>
 T field(const ordered_json& object, const char* name) {
-  return json_field<T>(object, name, "campaign.json");
+  return json_field<T>(object, name, kWhere);
 }
+
+// The keys of its workload and study sections, in document order: one list
+// for the writer and the reader.
+constexpr auto kWorkloadMembers = [](auto& d, auto&& visit) {
+  visit("model", d.model);
+  visit("config_sha256", d.config_sha256);
+  visit("backend", d.backend);
+  visit("collective", d.collective);
+  visit("layers", d.layers);
+  visit("warmup_iters", d.warmup_iters);
+  visit("iters", d.iters);
+};
+
+constexpr auto kStudyMembers = [](auto& d, auto&& visit) {
+  visit("sweep_iters", d.sweep_iters);
+  visit("calibration_rounds", d.calibration_rounds);
+  visit("rounds", d.rounds);
+  visit("time_budget_s", d.time_budget_s);
+  visit("seed", d.seed);
+};
 
 std::string list_text(const std::vector<int>& values) { return fmt::format("{}", fmt::join(values, ",")); }
 
@@ -49,27 +70,15 @@ std::string campaign_design_json(const CampaignDesign& d) {
       {"rule_version", d.rule_version},
       {"kill_switch_pct", d.kill_switch_pct},
       {"family_alpha", d.family_alpha},
-      {"workload",
-       {{"model", d.model},
-        {"config_sha256", d.config_sha256},
-        {"backend", d.backend},
-        {"collective", d.collective},
-        {"layers", d.layers},
-        {"warmup_iters", d.warmup_iters},
-        {"iters", d.iters}}},
-      {"grid", {{"tp", d.grid.tp}, {"batch", d.grid.batch}, {"context", d.grid.context}}},
-      {"study",
-       {{"sweep_iters", d.sweep_iters},
-        {"calibration_rounds", d.calibration_rounds},
-        {"rounds", d.rounds},
-        {"time_budget_s", d.time_budget_s},
-        {"seed", d.seed}}}};
+      {"workload", members_json(d, kWorkloadMembers)},
+      {"grid", members_json(d.grid, kGridMembers)},
+      {"study", members_json(d, kStudyMembers)}};
   if (!d.outside_forms.empty()) document["outside_forms"] = outside_forms_json(d.outside_forms);
   return document.dump(2) + "\n";
 }
 
 CampaignDesign parse_campaign_design(std::string_view json_text) {
-  const ordered_json doc = parse_json_document(json_text, "campaign.json");
+  const ordered_json doc = parse_json_document(json_text, kWhere);
   CampaignDesign d;
   d.version = field<int>(doc, "campaign_version");
   if (d.version != kCampaignVersion)
@@ -82,23 +91,9 @@ CampaignDesign parse_campaign_design(std::string_view json_text) {
     throw UsageError(fmt::format("campaign.json: rule version {} is not {}", d.rule_version, kDecisionRuleVersion));
   d.kill_switch_pct = field<double>(doc, "kill_switch_pct");
   d.family_alpha = field<double>(doc, "family_alpha");
-  const ordered_json w = field<ordered_json>(doc, "workload");
-  d.model = field<std::string>(w, "model");
-  d.config_sha256 = field<std::string>(w, "config_sha256");
-  d.backend = field<std::string>(w, "backend");
-  d.collective = field<std::string>(w, "collective");
-  d.layers = field<int>(w, "layers");
-  d.warmup_iters = field<int>(w, "warmup_iters");
-  d.iters = field<int>(w, "iters");
-  const ordered_json g = field<ordered_json>(doc, "grid");
-  d.grid = {field<std::vector<int>>(g, "tp"), field<std::vector<int>>(g, "batch"),
-            field<std::vector<int>>(g, "context")};
-  const ordered_json s = field<ordered_json>(doc, "study");
-  d.sweep_iters = field<int>(s, "sweep_iters");
-  d.calibration_rounds = field<int>(s, "calibration_rounds");
-  d.rounds = field<int>(s, "rounds");
-  d.time_budget_s = field<double>(s, "time_budget_s");
-  d.seed = field<std::uint64_t>(s, "seed");
+  read_members(json_section(doc, "workload", kWhere), kWhere, d, kWorkloadMembers);
+  read_members(json_section(doc, "grid", kWhere), kWhere, d.grid, kGridMembers);
+  read_members(json_section(doc, "study", kWhere), kWhere, d, kStudyMembers);
   // Only a campaign sealed with --form carries outside forms.
   if (doc.contains("outside_forms")) {
     try {

@@ -4,6 +4,7 @@
 // type". `where` says which document or section ("registration",
 // "registration: transfer").
 #include <string_view>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -36,6 +37,24 @@ T json_field(const nlohmann::ordered_json& object, const char* name, const char*
   } catch (const nlohmann::json::exception&) {
     throw UsageError(fmt::format("{}: field '{}' has the wrong type", where, name));
   }
+}
+
+// One list of a struct's members drives both its writer and its reader, so
+// each key is spelled once, in document order: `members(s, visit)` calls
+// visit(key, s.member) for every member (s is const when writing).
+template <typename S, typename Members>
+nlohmann::ordered_json members_json(const S& s, const Members& members) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  members(s, [&](const char* key, const auto& value) { out[key] = value; });
+  return out;
+}
+
+// The members of `object` by the same list, each by json_field.
+template <typename S, typename Members>
+void read_members(const nlohmann::ordered_json& object, const char* where, S& s, const Members& members) {
+  members(s, [&](const char* key, auto& value) {
+    value = json_field<std::remove_reference_t<decltype(value)>>(object, key, where);
+  });
 }
 
 }  // namespace tpb

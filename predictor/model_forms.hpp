@@ -36,11 +36,13 @@ struct TermShares {
   double collective_us = 0;   // time in all-reduce/all-gather calls
   double host_us = 0;         // host issue time not hidden behind compute
   double total_us() const { return compute_us + collective_us + host_us; }
+  bool operator==(const TermShares&) const = default;
 };
 
 struct Prediction {
   double t_step_us = 0;
   TermShares terms;
+  bool operator==(const Prediction&) const = default;
 };
 
 // The collective term every form shares: n_ar · t_ar_sweep(k, ar_bytes) + n_ag · t_ag.

@@ -226,18 +226,6 @@ std::vector<OutsidePrediction> grid_rows(std::string_view path, const std::vecto
   return rows;
 }
 
-bool same_rows(const std::vector<OutsidePrediction>& a, const std::vector<OutsidePrediction>& b) {
-  const auto same_terms = [](const std::optional<TermShares>& x, const std::optional<TermShares>& y) {
-    return x.has_value() == y.has_value() &&
-           (!x || (x->compute_us == y->compute_us && x->collective_us == y->collective_us && x->host_us == y->host_us));
-  };
-  const auto same_row = [&](const OutsidePrediction& x, const OutsidePrediction& y) {
-    return x.k == y.k && x.batch == y.batch && x.context == y.context && x.t_step_us == y.t_step_us &&
-           same_terms(x.terms, y.terms);
-  };
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), same_row);
-}
-
 // FILE's bytes, never more than kMaxOutsideFormBytes + 1 of them read.
 std::string read_bounded(const std::string& path) {
   if (path.empty()) throw UsageError("no FILE after '='");
@@ -312,7 +300,7 @@ OutsideForm parse_sealed_outside_form(const ordered_json& json, const Grid& grid
         grid_rows("its rows", json_prediction_rows("its rows", json_section(json, "rows", where.c_str()),
                                                    &sealed_has_terms),
                   grid);
-    if (has_terms != form.has_terms || sealed_has_terms != form.has_terms || !same_rows(sealed_rows, form.rows))
+    if (has_terms != form.has_terms || sealed_has_terms != form.has_terms || sealed_rows != form.rows)
       throw UsageError(fmt::format("its rows are not the rows of its sealed bytes ({})", source_name));
     return form;
   } catch (const UsageError& error) {

@@ -30,6 +30,7 @@ struct OutsidePrediction {
   int context = 0;
   double t_step_us = 0;
   std::optional<TermShares> terms;  // when FILE has the term columns
+  bool operator==(const OutsidePrediction&) const = default;
 };
 
 struct OutsideForm {

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
@@ -14,26 +12,56 @@ namespace {
 
 using nlohmann::ordered_json;
 
-ordered_json terms_json(const TermShares& terms) {
-  return {{"compute_us", terms.compute_us}, {"collective_us", terms.collective_us}, {"host_us", terms.host_us}};
-}
+// The keys of each record below as the registration spells them, in
+// document order: one list for the writer and the reader (json_field.hpp).
+constexpr auto kTermMembers = [](auto& t, auto&& visit) {
+  visit("compute_us", t.compute_us);
+  visit("collective_us", t.collective_us);
+  visit("host_us", t.host_us);
+};
+
+constexpr auto kCellInputMembers = [](auto& cell, auto&& visit) {
+  visit("k", cell.inputs.k);
+  visit("batch", cell.batch);
+  visit("context", cell.context);
+  visit("ar_bytes", cell.ar_bytes);
+  visit("ag_bytes", cell.ag_bytes);
+  visit("t_compute1_us", cell.inputs.t_compute1_us);
+  visit("t_host_us", cell.inputs.t_host_us);
+  visit("t_replay_us", cell.inputs.t_replay_us);
+  visit("n_ar", cell.inputs.n_ar);
+  visit("t_ar_sweep_us", cell.inputs.t_ar_sweep_us);
+  visit("n_ag", cell.inputs.n_ag);
+  visit("t_ag_sweep_us", cell.inputs.t_ag_sweep_us);
+};
+
+constexpr auto kPredictionMembers = [](auto& p, auto&& visit) {
+  visit("form", p.form);
+  visit("k", p.k);
+  visit("batch", p.batch);
+  visit("context", p.context);
+  visit("t_step_us", p.prediction.t_step_us);
+};
+
+constexpr auto kWorkloadMembers = [](auto& w, auto&& visit) {
+  visit("model", w.model);
+  visit("config_path", w.config_path);
+  visit("config_sha256", w.config_sha256);
+  visit("layers", w.layers);
+  visit("hidden_size", w.hidden_size);
+  visit("vocab_size", w.vocab_size);
+  visit("bytes_per_element", w.bytes_per_element);
+  visit("backend", w.backend);
+  visit("warmup_iters", w.warmup_iters);
+  visit("iters", w.iters);
+  visit("bootstrap_seed", w.bootstrap_seed);
+  visit("bootstrap_resamples", w.bootstrap_resamples);
+};
 
 ordered_json inputs_json(const CellInputs& cell, bool with_transfer, bool with_roofline) {
-  const FormInputs& in = cell.inputs;
-  ordered_json out = {{"k", in.k},
-          {"batch", cell.batch},
-          {"context", cell.context},
-          {"ar_bytes", cell.ar_bytes},
-          {"ag_bytes", cell.ag_bytes},
-          {"t_compute1_us", in.t_compute1_us},
-          {"t_host_us", in.t_host_us},
-          {"t_replay_us", in.t_replay_us},
-          {"n_ar", in.n_ar},
-          {"t_ar_sweep_us", in.t_ar_sweep_us},
-          {"n_ag", in.n_ag},
-          {"t_ag_sweep_us", in.t_ag_sweep_us}};
-  if (with_transfer) out["t_transfer_us"] = in.t_transfer_us;
-  if (with_roofline) out["t_roofline_us"] = in.t_roofline_us;
+  ordered_json out = members_json(cell, kCellInputMembers);
+  if (with_transfer) out["t_transfer_us"] = cell.inputs.t_transfer_us;
+  if (with_roofline) out["t_roofline_us"] = cell.inputs.t_roofline_us;
   return out;
 }
 
@@ -44,31 +72,24 @@ T field(const ordered_json& object, const char* name) { return json_field<T>(obj
 const ordered_json& section(const ordered_json& object, const char* name) { return json_section(object, name, kWhere); }
 
 ordered_json prediction_json(const CellPrediction& p) {
-  return {{"form", p.form},         {"k", p.k},
-          {"batch", p.batch},       {"context", p.context},
-          {"t_step_us", p.prediction.t_step_us}, {"terms", terms_json(p.prediction.terms)}};
+  ordered_json out = members_json(p, kPredictionMembers);
+  out["terms"] = members_json(p.prediction.terms, kTermMembers);
+  return out;
 }
 
 CellInputs parse_cell_inputs(const ordered_json& c) {
   CellInputs cell;
-  cell.batch = field<int>(c, "batch");
-  cell.context = field<int>(c, "context");
-  cell.ar_bytes = field<std::int64_t>(c, "ar_bytes");
-  cell.ag_bytes = field<std::int64_t>(c, "ag_bytes");
-  cell.inputs = {field<int>(c, "k"),           field<double>(c, "t_compute1_us"), field<double>(c, "t_host_us"),
-                 field<double>(c, "t_replay_us"), field<int>(c, "n_ar"),         field<double>(c, "t_ar_sweep_us"),
-                 field<int>(c, "n_ag"),        field<double>(c, "t_ag_sweep_us")};
+  read_members(c, kWhere, cell, kCellInputMembers);
   if (c.contains("t_transfer_us")) cell.inputs.t_transfer_us = field<double>(c, "t_transfer_us");
   if (c.contains("t_roofline_us")) cell.inputs.t_roofline_us = field<double>(c, "t_roofline_us");
   return cell;
 }
 
 CellPrediction parse_prediction(const ordered_json& p) {
-  const auto& t = section(p, "terms");
-  const TermShares terms{field<double>(t, "compute_us"), field<double>(t, "collective_us"),
-                         field<double>(t, "host_us")};
-  return {field<std::string>(p, "form"), field<int>(p, "k"), field<int>(p, "batch"), field<int>(p, "context"),
-          {field<double>(p, "t_step_us"), terms}};
+  CellPrediction cell;
+  read_members(section(p, "terms"), kWhere, cell.prediction.terms, kTermMembers);
+  read_members(p, kWhere, cell, kPredictionMembers);
+  return cell;
 }
 
 // The decision's part: declared with the study, sealed with its predictions.
@@ -100,14 +121,6 @@ void parse_decision(const ordered_json& d, Registration& r) {
   }
 }
 
-bool same_prediction(const CellPrediction& a, const CellPrediction& b) {
-  const TermShares& x = a.prediction.terms;
-  const TermShares& y = b.prediction.terms;
-  return a.form == b.form && a.k == b.k && a.batch == b.batch && a.context == b.context &&
-         a.prediction.t_step_us == b.prediction.t_step_us && x.compute_us == y.compute_us &&
-         x.collective_us == y.collective_us && x.host_us == y.host_us;
-}
-
 // The bandwidth is sealed under the name of what it measured: a host read
 // (read_GBps) or a device copy that counts bytes read and written (copy_GBps,
 // with the GEMM its peak came from).
@@ -132,7 +145,7 @@ RooflineCeilings parse_roofline(const ordered_json& c) {
           field<std::string>(c, "bandwidth_probe"), field<std::string>(c, "peak_probe")};
 }
 
-// Each outside form's sealed bytes parsed again (parse_sealed_outside_form),
+// Each outside form's sealed bytes parsed again (parse_sealed_outside_forms),
 // and its predictions checked against its rows.
 void parse_outside_forms(const ordered_json& forms, Registration& r) {
   r.outside_forms = parse_sealed_outside_forms(forms, r.grid);
@@ -140,8 +153,7 @@ void parse_outside_forms(const ordered_json& forms, Registration& r) {
     std::vector<CellPrediction> registered;
     for (const CellPrediction& p : r.predictions)
       if (p.form == form.name) registered.push_back(p);
-    const std::vector<CellPrediction> sealed = outside_form_predictions(form);
-    if (!std::equal(registered.begin(), registered.end(), sealed.begin(), sealed.end(), same_prediction))
+    if (registered != outside_form_predictions(form))
       throw UsageError(fmt::format("registration: the predictions of outside form '{}' are not the rows of its "
                                    "sealed bytes ({})",
                                    form.name, form.source_name));
@@ -196,26 +208,13 @@ std::string registration_json(const Registration& r) {
   for (const auto& cell : r.calibration) calibration.push_back(inputs_json(cell, r.transfer.has_value(), r.roofline.has_value()));
   ordered_json predictions = ordered_json::array();
   for (const auto& p : r.predictions) predictions.push_back(prediction_json(p));
-  const Workload& w = r.workload;
   ordered_json document = {
       {"registration_version", r.version},
       {"registered_at", r.registered_at},
       {"tool_version", r.tool_version},
       {"question", "Does one decode step under tensor parallelism of degree k cost t_compute(1)/k + allreduce(k)?"},
-      {"workload",
-       {{"model", w.model},
-        {"config_path", w.config_path},
-        {"config_sha256", w.config_sha256},
-        {"layers", w.layers},
-        {"hidden_size", w.hidden_size},
-        {"vocab_size", w.vocab_size},
-        {"bytes_per_element", w.bytes_per_element},
-        {"backend", w.backend},
-        {"warmup_iters", w.warmup_iters},
-        {"iters", w.iters},
-        {"bootstrap_seed", w.bootstrap_seed},
-        {"bootstrap_resamples", w.bootstrap_resamples}}},
-      {"grid", {{"tp", r.grid.tp}, {"batch", r.grid.batch}, {"context", r.grid.context}}},
+      {"workload", members_json(r.workload, kWorkloadMembers)},
+      {"grid", members_json(r.grid, kGridMembers)},
       {"model_forms", forms},
       {"kill_switches", kill},
       {"falsified_when", r.falsification_rule},
@@ -244,16 +243,8 @@ Registration parse_registration(std::string_view json_text) {
                                  r.version, kRegistrationVersion));
   r.registered_at = field<std::string>(doc, "registered_at");
   r.tool_version = field<std::string>(doc, "tool_version");
-  const auto& w = section(doc, "workload");
-  r.workload = {field<std::string>(w, "model"),          field<std::string>(w, "config_path"),
-                field<std::string>(w, "config_sha256"),  field<int>(w, "layers"),
-                field<int>(w, "hidden_size"),            field<int>(w, "vocab_size"),
-                field<int>(w, "bytes_per_element"),      field<std::string>(w, "backend"),
-                field<int>(w, "warmup_iters"),           field<int>(w, "iters"),
-                field<std::uint64_t>(w, "bootstrap_seed"), field<int>(w, "bootstrap_resamples")};
-  const auto& g = section(doc, "grid");
-  r.grid = {field<std::vector<int>>(g, "tp"), field<std::vector<int>>(g, "batch"),
-            field<std::vector<int>>(g, "context")};
+  read_members(section(doc, "workload"), kWhere, r.workload, kWorkloadMembers);
+  read_members(section(doc, "grid"), kWhere, r.grid, kGridMembers);
   for (const auto& row : section(doc, "kill_switches"))
     r.kill_switches.push_back({field<std::string>(row, "form"), field<double>(row, "mape_threshold_pct")});
   r.falsification_rule = field<std::string>(doc, "falsified_when");

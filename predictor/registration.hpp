@@ -44,6 +44,13 @@ struct Grid {
   std::vector<int> context;
 };
 
+// The grid's keys in the registration and campaign.json (json_field.hpp).
+inline constexpr auto kGridMembers = [](auto& g, auto&& visit) {
+  visit("tp", g.tp);
+  visit("batch", g.batch);
+  visit("context", g.context);
+};
+
 // Calibrated inputs of one cell, and the payloads they were evaluated at.
 struct CellInputs {
   int batch = 0;
@@ -59,6 +66,7 @@ struct CellPrediction {
   int batch = 0;
   int context = 0;
   Prediction prediction;
+  bool operator==(const CellPrediction&) const = default;
 };
 
 // Where the calibration inputs came from: the raw datasets digested in order.

@@ -17,6 +17,18 @@ namespace {
 // large n, 1 for a single value.
 double median_sd_factor(int n) { return n == 1 ? 1.0 : std::sqrt(std::numbers::pi / (2.0 * n)); }
 
+// The plan's keys in the registration (json_field.hpp).
+constexpr auto kRoundPlanMembers = [](auto& p, auto&& visit) {
+  visit("rounds", p.rounds);
+  visit("blocks", p.blocks);
+  visit("spread_log_sd", p.spread_log_sd);
+  visit("formed", p.formed);
+  visit("holds_within_pct", p.holds_within_pct);
+  visit("falsified_beyond_pct", p.falsified_beyond_pct);
+  visit("seconds_per_round", p.seconds_per_round);
+  visit("budget_rounds", p.budget_rounds);
+};
+
 }  // namespace
 
 RoundPlan plan_rounds(const RoundPlanInputs& in) {
@@ -48,28 +60,11 @@ RoundPlan plan_rounds(const RoundPlanInputs& in) {
   return plan;
 }
 
-nlohmann::ordered_json round_plan_json(const RoundPlan& p) {
-  return {{"rounds", p.rounds},
-          {"blocks", p.blocks},
-          {"spread_log_sd", p.spread_log_sd},
-          {"formed", p.formed},
-          {"holds_within_pct", p.holds_within_pct},
-          {"falsified_beyond_pct", p.falsified_beyond_pct},
-          {"seconds_per_round", p.seconds_per_round},
-          {"budget_rounds", p.budget_rounds}};
-}
+nlohmann::ordered_json round_plan_json(const RoundPlan& p) { return members_json(p, kRoundPlanMembers); }
 
 RoundPlan parse_round_plan(const nlohmann::ordered_json& s) {
-  constexpr const char* where = "registration: round_plan";
   RoundPlan p;
-  p.rounds = json_field<int>(s, "rounds", where);
-  p.blocks = json_field<int>(s, "blocks", where);
-  p.spread_log_sd = json_field<double>(s, "spread_log_sd", where);
-  p.formed = json_field<bool>(s, "formed", where);
-  p.holds_within_pct = json_field<double>(s, "holds_within_pct", where);
-  p.falsified_beyond_pct = json_field<double>(s, "falsified_beyond_pct", where);
-  p.seconds_per_round = json_field<double>(s, "seconds_per_round", where);
-  p.budget_rounds = json_field<int>(s, "budget_rounds", where);
+  read_members(s, "registration: round_plan", p, kRoundPlanMembers);
   return p;
 }
 
