@@ -97,7 +97,6 @@ MemoryTypes backend_memory_types(BackendKind backend) {
 MemoryTypes dtype_memory_types(ElementType dtype) { return MemoryTypes{dtype, dtype, dtype, ElementType::f32}; }
 
 MemoryTerms memory_terms(const ModelConfig& config, const MemorySetup& setup) {
-  if (const std::string problem = shard_plan_problem(config, setup.tp); !problem.empty()) throw UsageError(problem);
   const ShardPlan plan = make_shard_plan(config, setup.tp, 0);
   MemoryTerms terms = plan_terms(config, plan, setup);
 

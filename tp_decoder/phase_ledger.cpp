@@ -22,11 +22,6 @@ PhaseLedger phase_ledger(const ModelConfig& config, int tp, int batch, int conte
                                  "its {} layers, got {}", config.num_layers, experts_touched.size()));
   // make_shard_plan refuses a degree that does not fit, naming the quantity.
   const ShardPlan plan = make_shard_plan(config, tp, 0);
-  PhaseLedger ledger;
-  ledger.tp = tp;
-  ledger.batch = batch;
-  ledger.context = context;
-  ledger.resident_bytes = step_footprint(config, plan, types).weights;
 
   // Rank 0's step, issued once on a backend that counts it.
   CountingBackend backend(types);
@@ -38,6 +33,7 @@ PhaseLedger phase_ledger(const ModelConfig& config, int tp, int batch, int conte
   // A group of one rank issues no collective (k = 1 has none).
   decode_step(backend, collectives && tp > 1 ? &group : nullptr, config, weights, state, &timeline);
 
+  PhaseLedger ledger;
   const std::vector<Phase>& phases = timeline.phases();
   for (std::size_t i = 0; i < phases.size(); ++i)  // interval 0 built the weights and state
     ledger.phases[static_cast<std::size_t>(phases[i])] += backend.intervals()[i + 1];

@@ -58,9 +58,6 @@ struct CollectiveCounts {
 };
 
 struct PhaseLedger {
-  int tp = 1;
-  int batch = 1;
-  int context = 0;
   std::array<PhaseCost, kPhaseCount> phases{};
   CollectiveCounts collectives;
   // Weights read per step: the sum of the phases' weight_bytes_read (every
@@ -68,10 +65,6 @@ struct PhaseLedger {
   // shards, the LM-head shard and b embedding rows). What
   // StepTerms::weight_bytes_per_step reports.
   std::int64_t weight_bytes_per_step = 0;
-  // Weights and tables held: the whole replicated embedding table in place of
-  // its b rows, every expert, plus the f32 RoPE table. What the memory estimate's weights
-  // term counts (without --check).
-  std::int64_t resident_bytes = 0;
 
   const PhaseCost& operator[](Phase phase) const { return phases[static_cast<std::size_t>(phase)]; }
   PhaseCost total() const;  // every phase summed
