@@ -14,12 +14,12 @@
 
 namespace tpb {
 
-// `text` as a JSON document, or a UsageError "<where> is not valid JSON: ...".
-inline nlohmann::ordered_json parse_json_document(std::string_view text, const char* where) {
+// `text` as a JSON document, or a UsageError "<where>: not valid JSON: ...".
+inline nlohmann::ordered_json parse_json_document(std::string_view text, std::string_view where) {
   try {
     return nlohmann::ordered_json::parse(text);
   } catch (const nlohmann::json::parse_error& error) {
-    throw UsageError(fmt::format("{} is not valid JSON: {}", where, error.what()));
+    throw UsageError(fmt::format("{}: not valid JSON: {}", where, error.what()));
   }
 }
 
@@ -40,21 +40,21 @@ T json_field(const nlohmann::ordered_json& object, const char* name, const char*
 }
 
 // One list of a struct's members drives both its writer and its reader, so
-// each key is spelled once, in document order: `members(s, visit)` calls
+// each key is spelled once, in document order: `members(visit, s)` calls
 // visit(key, s.member) for every member (s is const when writing).
 template <typename S, typename Members>
 nlohmann::ordered_json members_json(const S& s, const Members& members) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  members(s, [&](const char* key, const auto& value) { out[key] = value; });
+  members([&](const char* key, const auto& value) { out[key] = value; }, s);
   return out;
 }
 
 // The members of `object` by the same list, each by json_field.
 template <typename S, typename Members>
 void read_members(const nlohmann::ordered_json& object, const char* where, S& s, const Members& members) {
-  members(s, [&](const char* key, auto& value) {
+  members([&](const char* key, auto& value) {
     value = json_field<std::remove_reference_t<decltype(value)>>(object, key, where);
-  });
+  }, s);
 }
 
 }  // namespace tpb

@@ -181,12 +181,7 @@ std::vector<StatedRow> json_prediction_rows(std::string_view path, const ordered
 }
 
 std::vector<StatedRow> json_rows(std::string_view path, std::string_view bytes, bool* has_terms) {
-  ordered_json document;
-  try {
-    document = ordered_json::parse(bytes);
-  } catch (const nlohmann::json::parse_error& error) {
-    throw UsageError(fmt::format("{}: not valid JSON: {}", path, error.what()));
-  }
+  const ordered_json document = parse_json_document(bytes, path);
   if (!document.is_object()) throw UsageError(fmt::format("{}: not a JSON object {{\"predictions\": [...]}}", path));
   for (const auto& item : document.items())
     if (item.key() != "predictions")

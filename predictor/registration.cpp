@@ -14,48 +14,34 @@ using nlohmann::ordered_json;
 
 // The keys of each record below as the registration spells them, in
 // document order: one list for the writer and the reader (json_field.hpp).
-constexpr auto kTermMembers = [](auto& t, auto&& visit) {
-  visit("compute_us", t.compute_us);
-  visit("collective_us", t.collective_us);
-  visit("host_us", t.host_us);
+constexpr auto kTermMembers = [](auto&& visit, auto& t) {
+  visit("compute_us", t.compute_us), visit("collective_us", t.collective_us), visit("host_us", t.host_us);
 };
 
-constexpr auto kCellInputMembers = [](auto& cell, auto&& visit) {
-  visit("k", cell.inputs.k);
-  visit("batch", cell.batch);
-  visit("context", cell.context);
-  visit("ar_bytes", cell.ar_bytes);
-  visit("ag_bytes", cell.ag_bytes);
-  visit("t_compute1_us", cell.inputs.t_compute1_us);
-  visit("t_host_us", cell.inputs.t_host_us);
+constexpr auto kCellInputMembers = [](auto&& visit, auto& cell) {
+  visit("k", cell.inputs.k), visit("batch", cell.batch), visit("context", cell.context);
+  visit("ar_bytes", cell.ar_bytes), visit("ag_bytes", cell.ag_bytes);
+  visit("t_compute1_us", cell.inputs.t_compute1_us), visit("t_host_us", cell.inputs.t_host_us);
   visit("t_replay_us", cell.inputs.t_replay_us);
-  visit("n_ar", cell.inputs.n_ar);
-  visit("t_ar_sweep_us", cell.inputs.t_ar_sweep_us);
-  visit("n_ag", cell.inputs.n_ag);
-  visit("t_ag_sweep_us", cell.inputs.t_ag_sweep_us);
+  visit("n_ar", cell.inputs.n_ar), visit("t_ar_sweep_us", cell.inputs.t_ar_sweep_us);
+  visit("n_ag", cell.inputs.n_ag), visit("t_ag_sweep_us", cell.inputs.t_ag_sweep_us);
 };
 
-constexpr auto kPredictionMembers = [](auto& p, auto&& visit) {
-  visit("form", p.form);
-  visit("k", p.k);
-  visit("batch", p.batch);
-  visit("context", p.context);
+constexpr auto kPredictionMembers = [](auto&& visit, auto& p) {
+  visit("form", p.form), visit("k", p.k), visit("batch", p.batch), visit("context", p.context);
   visit("t_step_us", p.prediction.t_step_us);
 };
 
-constexpr auto kWorkloadMembers = [](auto& w, auto&& visit) {
-  visit("model", w.model);
-  visit("config_path", w.config_path);
-  visit("config_sha256", w.config_sha256);
-  visit("layers", w.layers);
-  visit("hidden_size", w.hidden_size);
-  visit("vocab_size", w.vocab_size);
-  visit("bytes_per_element", w.bytes_per_element);
-  visit("backend", w.backend);
-  visit("warmup_iters", w.warmup_iters);
-  visit("iters", w.iters);
-  visit("bootstrap_seed", w.bootstrap_seed);
-  visit("bootstrap_resamples", w.bootstrap_resamples);
+constexpr auto kSourceMembers = [](auto&& visit, auto& s) {
+  visit("results_file", s.results_file), visit("datasets", s.datasets), visit("datasets_sha256", s.datasets_sha256);
+};
+
+constexpr auto kWorkloadMembers = [](auto&& visit, auto& w) {
+  visit("model", w.model), visit("config_path", w.config_path), visit("config_sha256", w.config_sha256);
+  visit("layers", w.layers), visit("hidden_size", w.hidden_size), visit("vocab_size", w.vocab_size);
+  visit("bytes_per_element", w.bytes_per_element), visit("backend", w.backend);
+  visit("warmup_iters", w.warmup_iters), visit("iters", w.iters);
+  visit("bootstrap_seed", w.bootstrap_seed), visit("bootstrap_resamples", w.bootstrap_resamples);
 };
 
 ordered_json inputs_json(const CellInputs& cell, bool with_transfer, bool with_roofline) {
@@ -125,24 +111,20 @@ void parse_decision(const ordered_json& d, Registration& r) {
 // (read_GBps) or a device copy that counts bytes read and written (copy_GBps,
 // with the GEMM its peak came from).
 ordered_json roofline_json(const RooflineCeilings& c) {
-  if (c.bandwidth == RooflineBandwidth::host_read)
-    return {{"read_GBps", c.bandwidth_GBps},
-            {"peak_GFLOPs", c.peak_GFLOPs},
-            {"bandwidth_probe", c.bandwidth_probe},
-            {"bytes_priced", "read + written"}};
-  return {{"copy_GBps", c.bandwidth_GBps},
-          {"peak_GFLOPs", c.peak_GFLOPs},
-          {"bandwidth_probe", c.bandwidth_probe},
-          {"peak_probe", c.peak_probe},
-          {"bytes_priced", "read + written"}};
+  const bool host_read = c.bandwidth == RooflineBandwidth::host_read;
+  ordered_json out = {{host_read ? "read_GBps" : "copy_GBps", c.bandwidth_GBps},
+                      {"peak_GFLOPs", c.peak_GFLOPs},
+                      {"bandwidth_probe", c.bandwidth_probe}};
+  if (!host_read) out["peak_probe"] = c.peak_probe;
+  out["bytes_priced"] = "read + written";
+  return out;
 }
 
 RooflineCeilings parse_roofline(const ordered_json& c) {
-  if (!c.contains("copy_GBps"))
-    return {RooflineBandwidth::host_read, field<double>(c, "read_GBps"), field<double>(c, "peak_GFLOPs"),
-            field<std::string>(c, "bandwidth_probe"), ""};
-  return {RooflineBandwidth::device_copy, field<double>(c, "copy_GBps"), field<double>(c, "peak_GFLOPs"),
-          field<std::string>(c, "bandwidth_probe"), field<std::string>(c, "peak_probe")};
+  const bool host_read = !c.contains("copy_GBps");
+  return {host_read ? RooflineBandwidth::host_read : RooflineBandwidth::device_copy,
+          field<double>(c, host_read ? "read_GBps" : "copy_GBps"), field<double>(c, "peak_GFLOPs"),
+          field<std::string>(c, "bandwidth_probe"), host_read ? "" : field<std::string>(c, "peak_probe")};
 }
 
 // Each outside form's sealed bytes parsed again (parse_sealed_outside_forms),
@@ -218,10 +200,7 @@ std::string registration_json(const Registration& r) {
       {"model_forms", forms},
       {"kill_switches", kill},
       {"falsified_when", r.falsification_rule},
-      {"calibration_source",
-       {{"results_file", r.source.results_file},
-        {"datasets", r.source.datasets},
-        {"datasets_sha256", r.source.datasets_sha256}}},
+      {"calibration_source", members_json(r.source, kSourceMembers)},
       {"calibration_inputs", calibration},
       {"predictions", predictions},
       {"decision", decision_json(r)}};
@@ -248,9 +227,7 @@ Registration parse_registration(std::string_view json_text) {
   for (const auto& row : section(doc, "kill_switches"))
     r.kill_switches.push_back({field<std::string>(row, "form"), field<double>(row, "mape_threshold_pct")});
   r.falsification_rule = field<std::string>(doc, "falsified_when");
-  const auto& s = section(doc, "calibration_source");
-  r.source = {field<std::string>(s, "results_file"), field<std::vector<std::string>>(s, "datasets"),
-              field<std::string>(s, "datasets_sha256")};
+  read_members(section(doc, "calibration_source"), kWhere, r.source, kSourceMembers);
   for (const auto& c : section(doc, "calibration_inputs")) r.calibration.push_back(parse_cell_inputs(c));
   for (const auto& p : section(doc, "predictions")) r.predictions.push_back(parse_prediction(p));
   // Registrations sealed before the decision existed carry none.

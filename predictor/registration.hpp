@@ -45,10 +45,8 @@ struct Grid {
 };
 
 // The grid's keys in the registration and campaign.json (json_field.hpp).
-inline constexpr auto kGridMembers = [](auto& g, auto&& visit) {
-  visit("tp", g.tp);
-  visit("batch", g.batch);
-  visit("context", g.context);
+inline constexpr auto kGridMembers = [](auto&& visit, auto& g) {
+  visit("tp", g.tp), visit("batch", g.batch), visit("context", g.context);
 };
 
 // Calibrated inputs of one cell, and the payloads they were evaluated at.
