@@ -88,21 +88,20 @@ RoundsDesign parse_rounds_design(const ordered_json& s) {
 }
 
 std::string design_claims_difference(const RoundsDesign& sealed, const DesignClaims& c) {
-  const std::string fixed = "; the design and decision rule are fixed at registration";
-  if (c.rounds && *c.rounds != sealed.rounds)
-    return fmt::format("--rounds: {} differs from the registered {}{}", *c.rounds, sealed.rounds, fixed);
-  if (c.time_budget_s && *c.time_budget_s != sealed.time_budget_s)
-    return fmt::format("--time-budget: {} s differs from the registered {} s{}", *c.time_budget_s,
-                       sealed.time_budget_s, fixed);
-  if (c.seed && *c.seed != sealed.order_seed)
-    return fmt::format("--seed: {} differs from the registered {}{}", *c.seed, sealed.order_seed, fixed);
-  if (c.kill_switch_pct && *c.kill_switch_pct != sealed.rule.kill_switch_pct)
-    return fmt::format("--kill-switch: {} % differs from the registered {} %{}", *c.kill_switch_pct,
-                       sealed.rule.kill_switch_pct, fixed);
-  if (c.family_alpha && *c.family_alpha != sealed.rule.family_alpha)
-    return fmt::format("--alpha: {} differs from the registered {}{}", *c.family_alpha, sealed.rule.family_alpha,
-                       fixed);
-  return "";
+  std::string out;
+  // The first claim given that differs, its value in `unit`.
+  const auto claim = [&out](const char* flag, const auto& claimed, const auto& registered, const char* unit) {
+    if (out.empty() && claimed && *claimed != registered)
+      out = fmt::format("{}: {}{} differs from the registered {}{}; the design and decision rule are fixed at "
+                        "registration",
+                        flag, *claimed, unit, registered, unit);
+  };
+  claim("--rounds", c.rounds, sealed.rounds, "");
+  claim("--time-budget", c.time_budget_s, sealed.time_budget_s, " s");
+  claim("--seed", c.seed, sealed.order_seed, "");
+  claim("--kill-switch", c.kill_switch_pct, sealed.rule.kill_switch_pct, " %");
+  claim("--alpha", c.family_alpha, sealed.rule.family_alpha, "");
+  return out;
 }
 
 }  // namespace tpb
