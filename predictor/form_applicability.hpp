@@ -10,9 +10,6 @@
 
 namespace tpb {
 
-// True for the backends whose issue loop runs the work (cpu).
-bool host_synchronous_backend(BackendKind backend);
-
 // Empty when `form` can be judged on `backend`; otherwise the reason it is
 // NOT_APPLICABLE, naming the missing term.
 std::string not_applicable_reason(std::string_view form, BackendKind backend);
