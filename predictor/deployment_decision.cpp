@@ -158,23 +158,19 @@ DegreeDecision decide_degree(const DecisionQuestion& q, const DecisionDegree& d)
   const ModelledDegree* modelled = d.measured ? nullptr : modelled_degree(q.registration, d.k);
   if (!d.measured && !modelled) throw_error("tpbench", 1, fmt::format("TP-{} has no registered predictions", d.k),
                                             __FILE__, __LINE__);
-  if (modelled) {
-    out.collective_model = modelled->collective_model;
-    if (const auto form = form_for_unmeasured_degree(q.standings, q.registration.grid.tp)) {
-      out.form = form->form;
-      out.error_ci_high_pct = form->error_ci_high_pct;
-    } else {
-      out.no_model_reason = "no modelled figure: no form HOLDS with a stated upper error bound at every measured k > 1";
-    }
+  if (modelled) out.collective_model = modelled->collective_model;
+  // The composition form: every figure of a degree not measured, or the layers that did not run.
+  const std::optional<FormStanding> form = modelled ? form_for_unmeasured_degree(q.standings, q.registration.grid.tp)
+                                           : d.layers.scaled() ? form_for_modelled_figures(q.standings, d.k)
+                                                               : std::nullopt;
+  if (form) {
+    out.form = form->form;
+    out.error_ci_high_pct = form->error_ci_high_pct;
+  } else if (modelled) {
+    out.no_model_reason = "no modelled figure: no form HOLDS with a stated upper error bound at every measured k > 1";
   } else if (d.layers.scaled()) {
-    if (const auto form = form_for_modelled_figures(q.standings, d.k)) {
-      out.form = form->form;
-      out.error_ci_high_pct = form->error_ci_high_pct;
-    } else {
-      out.no_model_reason = fmt::format("no modelled figure: no form HOLDS at TP-{} with a stated upper error "
-                                        "bound ({})",
-                                        d.k, standings_text(q.standings, d.k));
-    }
+    out.no_model_reason = fmt::format("no modelled figure: no form HOLDS at TP-{} with a stated upper error bound ({})",
+                                      d.k, standings_text(q.standings, d.k));
   }
   std::vector<int> grid_batches = q.registration.grid.batch;
   std::sort(grid_batches.begin(), grid_batches.end());
