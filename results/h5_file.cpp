@@ -79,6 +79,26 @@ std::vector<T> read_numeric_dataset(const H5File& file, const std::string& path,
   return values;
 }
 
+// A numeric attribute: a scalar when it holds one value, so that a single
+// number and a list of one are stored alike.
+template <typename T>
+void write_numeric_attribute(hid_t object, const std::string& name, const std::vector<T>& values, hid_t file_type,
+                             hid_t memory_type) {
+  replace_attribute(object, name);
+  H5Handle space = values.size() == 1 ? H5Handle(H5_CHECK(H5Screate(H5S_SCALAR)), H5Sclose) : simple_space({values.size()});
+  H5Handle attr(H5_CHECK(H5Acreate2(object, name.c_str(), file_type, space.id(), H5P_DEFAULT, H5P_DEFAULT)), H5Aclose);
+  if (!values.empty()) H5_CHECK(H5Awrite(attr.id(), memory_type, values.data()));
+}
+
+template <typename T>
+std::vector<T> read_numeric_attribute(hid_t object, const std::string& name, hid_t memory_type) {
+  H5Handle attr(H5_CHECK(H5Aopen(object, name.c_str(), H5P_DEFAULT)), H5Aclose);
+  H5Handle space(H5_CHECK(H5Aget_space(attr.id())), H5Sclose);
+  std::vector<T> values(static_cast<std::size_t>(H5_CHECK(H5Sget_simple_extent_npoints(space.id()))));
+  if (!values.empty()) H5_CHECK(H5Aread(attr.id(), memory_type, values.data()));
+  return values;
+}
+
 }  // namespace
 
 H5Handle::~H5Handle() {
@@ -230,11 +250,7 @@ void write_attribute(hid_t object, const std::string& name, const std::vector<st
 }
 
 void write_attribute(hid_t object, const std::string& name, std::int64_t value) {
-  replace_attribute(object, name);
-  H5Handle space(H5_CHECK(H5Screate(H5S_SCALAR)), H5Sclose);
-  H5Handle attr(H5_CHECK(H5Acreate2(object, name.c_str(), H5T_STD_I64LE, space.id(), H5P_DEFAULT, H5P_DEFAULT)),
-                H5Aclose);
-  H5_CHECK(H5Awrite(attr.id(), H5T_NATIVE_INT64, &value));
+  write_attribute(object, name, std::vector<std::int64_t>{value});
 }
 
 void write_attribute(hid_t object, const std::string& name, double value) {
@@ -242,19 +258,11 @@ void write_attribute(hid_t object, const std::string& name, double value) {
 }
 
 void write_attribute(hid_t object, const std::string& name, const std::vector<double>& values) {
-  replace_attribute(object, name);
-  H5Handle space = values.size() == 1 ? H5Handle(H5_CHECK(H5Screate(H5S_SCALAR)), H5Sclose) : simple_space({values.size()});
-  H5Handle attr(H5_CHECK(H5Acreate2(object, name.c_str(), H5T_IEEE_F64LE, space.id(), H5P_DEFAULT, H5P_DEFAULT)),
-                H5Aclose);
-  if (!values.empty()) H5_CHECK(H5Awrite(attr.id(), H5T_NATIVE_DOUBLE, values.data()));
+  write_numeric_attribute(object, name, values, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE);
 }
 
 void write_attribute(hid_t object, const std::string& name, const std::vector<std::int64_t>& values) {
-  replace_attribute(object, name);
-  H5Handle space = values.size() == 1 ? H5Handle(H5_CHECK(H5Screate(H5S_SCALAR)), H5Sclose) : simple_space({values.size()});
-  H5Handle attr(H5_CHECK(H5Acreate2(object, name.c_str(), H5T_STD_I64LE, space.id(), H5P_DEFAULT, H5P_DEFAULT)),
-                H5Aclose);
-  if (!values.empty()) H5_CHECK(H5Awrite(attr.id(), H5T_NATIVE_INT64, values.data()));
+  write_numeric_attribute(object, name, values, H5T_STD_I64LE, H5T_NATIVE_INT64);
 }
 
 void write_attributes(hid_t object, std::initializer_list<NamedAttribute> attributes) {
@@ -297,21 +305,11 @@ double read_double_attribute(hid_t object, const std::string& name) {
 }
 
 std::vector<double> read_double_list_attribute(hid_t object, const std::string& name) {
-  H5Handle attr(H5_CHECK(H5Aopen(object, name.c_str(), H5P_DEFAULT)), H5Aclose);
-  H5Handle space(H5_CHECK(H5Aget_space(attr.id())), H5Sclose);
-  const auto n = static_cast<std::size_t>(H5_CHECK(H5Sget_simple_extent_npoints(space.id())));
-  std::vector<double> values(n);
-  if (n > 0) H5_CHECK(H5Aread(attr.id(), H5T_NATIVE_DOUBLE, values.data()));
-  return values;
+  return read_numeric_attribute<double>(object, name, H5T_NATIVE_DOUBLE);
 }
 
 std::vector<std::int64_t> read_integer_list_attribute(hid_t object, const std::string& name) {
-  H5Handle attr(H5_CHECK(H5Aopen(object, name.c_str(), H5P_DEFAULT)), H5Aclose);
-  H5Handle space(H5_CHECK(H5Aget_space(attr.id())), H5Sclose);
-  const auto n = static_cast<std::size_t>(H5_CHECK(H5Sget_simple_extent_npoints(space.id())));
-  std::vector<std::int64_t> values(n);
-  if (n > 0) H5_CHECK(H5Aread(attr.id(), H5T_NATIVE_INT64, values.data()));
-  return values;
+  return read_numeric_attribute<std::int64_t>(object, name, H5T_NATIVE_INT64);
 }
 
 }  // namespace tpb
