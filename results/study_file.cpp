@@ -8,34 +8,34 @@
 #include "common/error.hpp"
 #include "predictor/sha256.hpp"
 #include "predictor/statistics.hpp"
+#include "results/attribute_fields.hpp"
 #include "results/step_point.hpp"
 
 namespace tpb {
 namespace {
 
-std::vector<int> read_int_list(hid_t object, const std::string& name) {
-  std::vector<int> out;
-  for (double v : read_double_list_attribute(object, name)) out.push_back(static_cast<int>(v));
-  return out;
-}
-
-std::vector<double> as_doubles(const std::vector<int>& values) { return {values.begin(), values.end()}; }
-
+// /study: the declared workload and grid.
+constexpr auto kWorkloadFields = [](auto& f, auto& w) {
+  f("model", w.model), f("config_path", w.config_path), f("config_sha256", w.config_sha256);
+  f("layers", w.layers), f("hidden_size", w.hidden_size), f("vocab_size", w.vocab_size);
+  f("bytes_per_element", w.bytes_per_element), f("backend", w.backend), f("warmup_iters", w.warmup_iters);
+  f("iters", w.iters), f("bootstrap_seed", w.bootstrap_seed), f("bootstrap_resamples", w.bootstrap_resamples);
+};
+constexpr auto kGridFields = [](auto& f, auto& g) { f("tp", g.tp), f("batch", g.batch), f("context", g.context); };
+// /prereg
+constexpr auto kPreregFields = [](auto& f, auto& r) { f("sha256", r.sha256), f("registered_at", r.registered_at); };
 // The measurement stamp lives on the /step root group.
+constexpr auto kStampFields = [](auto& f, auto& s) {
+  f("prereg_sha256", s.prereg_sha256), f("measure_started_at", s.started_at);
+};
 const std::string kStepRoot = step_root_path(StepRoot::step);
 
 }  // namespace
 
 void write_study_declaration(H5File& file, const Workload& w, const Grid& grid) {
   H5Handle group = file.group(kStudyGroup);
-  const hid_t id = group.id();
-  write_attributes(id, {{"model", w.model}, {"config_path", w.config_path}, {"config_sha256", w.config_sha256},
-                        {"layers", w.layers}, {"hidden_size", w.hidden_size}, {"vocab_size", w.vocab_size},
-                        {"bytes_per_element", w.bytes_per_element}, {"backend", w.backend},
-                        {"warmup_iters", w.warmup_iters}, {"iters", w.iters},
-                        {"bootstrap_seed", static_cast<std::int64_t>(w.bootstrap_seed)},
-                        {"bootstrap_resamples", w.bootstrap_resamples}, {"tp", as_doubles(grid.tp)},
-                        {"batch", as_doubles(grid.batch)}, {"context", as_doubles(grid.context)}});
+  write_fields(group.id(), w, kWorkloadFields);
+  write_fields(group.id(), grid, kGridFields);
   file.flush();
 }
 
@@ -44,22 +44,8 @@ void read_study_declaration(const H5File& file, Workload* w, Grid* grid) {
     throw UsageError(fmt::format("FILE: '{}' holds no study (/study is missing): run 'mpi_bench calibrate' first",
                                  file.path()));
   H5Handle group = file.open_object(kStudyGroup);
-  const hid_t id = group.id();
-  w->model = read_string_attribute(id, "model");
-  w->config_path = read_string_attribute(id, "config_path");
-  w->config_sha256 = read_string_attribute(id, "config_sha256");
-  w->layers = static_cast<int>(read_integer_attribute(id, "layers"));
-  w->hidden_size = static_cast<int>(read_integer_attribute(id, "hidden_size"));
-  w->vocab_size = static_cast<int>(read_integer_attribute(id, "vocab_size"));
-  w->bytes_per_element = static_cast<int>(read_integer_attribute(id, "bytes_per_element"));
-  w->backend = read_string_attribute(id, "backend");
-  w->warmup_iters = static_cast<int>(read_integer_attribute(id, "warmup_iters"));
-  w->iters = static_cast<int>(read_integer_attribute(id, "iters"));
-  w->bootstrap_seed = static_cast<std::uint64_t>(read_integer_attribute(id, "bootstrap_seed"));
-  w->bootstrap_resamples = static_cast<int>(read_integer_attribute(id, "bootstrap_resamples"));
-  grid->tp = read_int_list(id, "tp");
-  grid->batch = read_int_list(id, "batch");
-  grid->context = read_int_list(id, "context");
+  *w = read_fields<Workload>(group.id(), kWorkloadFields);
+  *grid = read_fields<Grid>(group.id(), kGridFields);
 }
 
 void write_study_design(H5File& file, const StudyDesign& d) {
@@ -74,7 +60,7 @@ void write_study_design(H5File& file, const StudyDesign& d) {
 void write_prereg(H5File& file, const PreregRecord& record, std::string_view under) {
   file.write_strings(std::string(under) + kPreregText, {record.text});
   H5Handle group = file.group(std::string(under) + kPreregGroup);
-  write_attributes(group.id(), {{"sha256", record.sha256}, {"registered_at", record.registered_at}});
+  write_fields(group.id(), record, kPreregFields);
   file.flush();
 }
 
@@ -85,20 +71,18 @@ PreregRecord read_prereg(const H5File& file, std::string_view under) {
     throw UsageError(fmt::format("FILE: '{}' holds no registration ({}{} is missing): run 'mpi_bench register' "
                                  "before measuring or judging",
                                  file.path(), under, kPreregGroup));
-  PreregRecord record;
   const std::string text_path = std::string(under) + kPreregText;
   const auto texts = file.read_strings(text_path);
   TPB_CHECK(texts.size() == 1, fmt::format("{} must hold exactly one text", text_path));
-  record.text = texts.front();
   H5Handle group = file.open_object(std::string(under) + kPreregGroup);
-  record.sha256 = read_string_attribute(group.id(), "sha256");
-  record.registered_at = read_string_attribute(group.id(), "registered_at");
+  PreregRecord record = read_fields<PreregRecord>(group.id(), kPreregFields);
+  record.text = texts.front();
   return record;
 }
 
 void write_measurement_stamp(H5File& file, const MeasurementStamp& stamp, std::string_view under) {
   H5Handle group = file.group(std::string(under) + kStepRoot);
-  write_attributes(group.id(), {{"prereg_sha256", stamp.prereg_sha256}, {"measure_started_at", stamp.started_at}});
+  write_fields(group.id(), stamp, kStampFields);
   file.flush();
 }
 
@@ -113,7 +97,7 @@ MeasurementStamp read_measurement_stamp(const H5File& file) {
     throw UsageError(fmt::format("FILE: '{}' holds no TP-k measurement (/step): run 'mpi_bench measure' first",
                                  file.path()));
   H5Handle group = file.open_object(kStepRoot);
-  return {read_string_attribute(group.id(), "prereg_sha256"), read_string_attribute(group.id(), "measure_started_at")};
+  return read_fields<MeasurementStamp>(group.id(), kStampFields);
 }
 
 std::string datasets_sha256(const H5File& file, const std::vector<std::string>& dataset_paths) {
