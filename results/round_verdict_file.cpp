@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "common/error.hpp"
+#include "results/attribute_fields.hpp"
 #include "results/layout.hpp"
 
 namespace tpb {
@@ -24,6 +25,13 @@ std::vector<double> per_cell(const FormAtK& form, F f) {
 }
 
 double pct_of(double log_value) { return std::expm1(log_value) * 100.0; }
+// A bound of an interval in percent; NaN, never 0, where the interval did not form.
+double bound_pct(const RoundInterval& i, double bound) { return i.formed ? pct_of(bound) : std::nan(""); }
+
+constexpr auto kLocalizationFields = [](auto& f, auto& l) {
+  f("localized_term", l.term), f("localized_measured_us", l.measured_us), f("localized_predicted_us", l.predicted_us);
+  f("localized_departure_us", l.departure_us), f("localized_departure_pct", l.departure_pct);
+};
 
 // /verdict/{form}/k{K} judged_on: how the form was priced in each round.
 constexpr const char* kJudgedPaired = "paired";      // on the round's anchors
@@ -35,6 +43,21 @@ void write_interval(hid_t object, const std::string& prefix, const RoundInterval
   if (i.formed) write_attributes(object, {{prefix + "_low_pct", i.low}, {prefix + "_high_pct", i.high}});
 }
 
+// Judged cells as lists: {prefix}verdict, {prefix}error_pct and the 1 − 2α
+// interval's {prefix}hold_low_pct and {prefix}hold_high_pct.
+void write_judgements(hid_t object, const std::string& prefix, const std::vector<CellJudgement>& cells) {
+  std::vector<std::string> verdict;
+  std::vector<double> error, low, high;
+  for (const CellJudgement& c : cells) {
+    verdict.emplace_back(to_string(c.outcome));
+    error.push_back(c.error_pct);
+    low.push_back(bound_pct(c.hold, c.hold.low));
+    high.push_back(bound_pct(c.hold, c.hold.high));
+  }
+  write_attributes(object, {{prefix + "verdict", verdict}, {prefix + "error_pct", error},
+                            {prefix + "hold_low_pct", low}, {prefix + "hold_high_pct", high}});
+}
+
 void write_cell(hid_t group, const FormKVerdict& cell) {
   write_attributes(group, {{"verdict", std::string(to_string(cell.outcome))}, {"reason", verdict_reason(cell)},
                            {"judged_on", std::string(cell.absolute ? kJudgedAbsolute : kJudgedPaired)}});
@@ -43,33 +66,16 @@ void write_cell(hid_t group, const FormKVerdict& cell) {
   if (cell.absolute)
     write_attribute(group, "cell_level_pct", per_cell(f, [](const CellJudgement& c) { return pct_of(c.level_log); }));
   if (!cell.outside_source.empty()) write_attribute(group, "outside_source", cell.outside_source);
-  write_attributes(group, {{"mape_pct", f.mape_pct}, {"worst_cell", f.worst_cell},
-                           {"error_ci_high_pct", f.error_bound_pct},
-                           {"cell_error_pct", per_cell(f, [](const CellJudgement& c) { return c.error_pct; })},
-                           {"cell_mean_ratio_pct",
-                            per_cell(f, [](const CellJudgement& c) { return c.mean_ratio_pct; })}});
-  write_attribute(group, "cell_verdict",
-                  [&] {
-                    std::vector<std::string> out;
-                    for (const CellJudgement& c : f.cells) out.emplace_back(to_string(c.outcome));
-                    return out;
-                  }());
-  // An interval not formed is NaN, never 0.
-  const auto bound = [](const RoundInterval& i, double v) { return i.formed ? pct_of(v) : std::nan(""); };
-  write_attribute(group, "cell_hold_low_pct", per_cell(f, [&](const CellJudgement& c) { return bound(c.hold, c.hold.low); }));
-  write_attribute(group, "cell_hold_high_pct",
-                  per_cell(f, [&](const CellJudgement& c) { return bound(c.hold, c.hold.high); }));
-  write_attribute(group, "cell_falsify_low_pct",
-                  per_cell(f, [&](const CellJudgement& c) { return bound(c.falsify, c.falsify.low); }));
-  write_attribute(group, "cell_falsify_high_pct",
-                  per_cell(f, [&](const CellJudgement& c) { return bound(c.falsify, c.falsify.high); }));
-  write_attribute(group, "cell_sealed_error_pct", cell.sealed_error_pct);
-  if (cell.localized) {
-    const Localization& l = *cell.localized;
-    write_attributes(group, {{"localized_term", l.term}, {"localized_measured_us", l.measured_us},
-                             {"localized_predicted_us", l.predicted_us}, {"localized_departure_us", l.departure_us},
-                             {"localized_departure_pct", l.departure_pct}});
-  }
+  write_judgements(group, "cell_", f.cells);
+  write_attributes(
+      group, {{"mape_pct", f.mape_pct}, {"worst_cell", f.worst_cell}, {"error_ci_high_pct", f.error_bound_pct},
+              {"cell_mean_ratio_pct", per_cell(f, [](const CellJudgement& c) { return c.mean_ratio_pct; })},
+              {"cell_falsify_low_pct",
+               per_cell(f, [](const CellJudgement& c) { return bound_pct(c.falsify, c.falsify.low); })},
+              {"cell_falsify_high_pct",
+               per_cell(f, [](const CellJudgement& c) { return bound_pct(c.falsify, c.falsify.high); })},
+              {"cell_sealed_error_pct", cell.sealed_error_pct}});
+  if (cell.localized) write_fields(group, *cell.localized, kLocalizationFields);
 }
 
 // Every A/A cell (rank, batch, context, verdict, error, 1 − 2α interval), so
@@ -79,22 +85,16 @@ void write_aa_cells(hid_t root, const AaControl& aa) {
   write_attributes(root, {{"control_aa_worst_cell", aa.worst_cell}, {"control_aa_worst_rank", worst.rank},
                           {"control_aa_worst_error_pct", worst.judgement.error_pct}});
   std::vector<std::int64_t> rank, batch, context;
-  std::vector<std::string> verdict;
-  std::vector<double> error, low, high;
+  std::vector<CellJudgement> judgements;
   for (const AaCell& cell : aa.cells) {
     rank.push_back(cell.rank);
     batch.push_back(cell.batch);
     context.push_back(cell.context);
-    verdict.emplace_back(to_string(cell.judgement.outcome));
-    error.push_back(cell.judgement.error_pct);
-    const RoundInterval& hold = cell.judgement.hold;
-    low.push_back(hold.formed ? pct_of(hold.low) : std::nan(""));
-    high.push_back(hold.formed ? pct_of(hold.high) : std::nan(""));
+    judgements.push_back(cell.judgement);
   }
   write_attributes(root, {{"control_aa_cell_rank", rank}, {"control_aa_cell_batch", batch},
-                          {"control_aa_cell_context", context}, {"control_aa_cell_verdict", verdict},
-                          {"control_aa_cell_error_pct", error}, {"control_aa_cell_hold_low_pct", low},
-                          {"control_aa_cell_hold_high_pct", high}});
+                          {"control_aa_cell_context", context}});
+  write_judgements(root, "control_aa_cell_", judgements);
 }
 
 void write_straggler(hid_t root, int k, const StragglerTerm& term, const std::vector<std::string>& placements) {
@@ -185,15 +185,23 @@ RoundInterval interval_of(double estimate_log, double low_pct, double high_pct, 
   return i;
 }
 
-CellJudgement read_cell(const std::string& verdict, double error_pct, double low_pct, double high_pct, int rounds,
-                        const std::string& where) {
-  CellJudgement c;
-  c.outcome = parse_outcome(verdict, where);
-  c.rounds = rounds;
-  c.error_pct = error_pct;
-  c.median_log = std::log1p(error_pct / 100.0);
-  c.hold = interval_of(c.median_log, low_pct, high_pct, rounds);
-  return c;
+// What write_judgements stored; `where` names the object in an error.
+std::vector<CellJudgement> read_judgements(hid_t object, const std::string& prefix, int rounds,
+                                           const std::string& where) {
+  const auto verdict = read_string_list_attribute(object, prefix + "verdict");
+  const auto error = read_double_list_attribute(object, prefix + "error_pct");
+  const auto low = read_double_list_attribute(object, prefix + "hold_low_pct");
+  const auto high = read_double_list_attribute(object, prefix + "hold_high_pct");
+  std::vector<CellJudgement> cells(verdict.size());
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    CellJudgement& c = cells[i];
+    c.outcome = parse_outcome(verdict[i], where);
+    c.rounds = rounds;
+    c.error_pct = error.at(i);
+    c.median_log = std::log1p(c.error_pct / 100.0);
+    c.hold = interval_of(c.median_log, low.at(i), high.at(i), rounds);
+  }
+  return cells;
 }
 
 FormKVerdict read_form_at_k(const H5File& file, const std::string& form, int k, int rounds) {
@@ -217,28 +225,19 @@ FormKVerdict read_form_at_k(const H5File& file, const std::string& form, int k, 
   f.mape_pct = read_double_attribute(g, "mape_pct");
   f.worst_cell = static_cast<int>(read_integer_attribute(g, "worst_cell"));
   f.error_bound_pct = read_double_attribute(g, "error_ci_high_pct");
-  const auto verdicts = read_string_list_attribute(g, "cell_verdict");
-  const auto error = read_double_list_attribute(g, "cell_error_pct");
+  f.cells = read_judgements(g, "cell_", rounds, path);
   const auto mean_ratio = read_double_list_attribute(g, "cell_mean_ratio_pct");
-  const auto hold_low = read_double_list_attribute(g, "cell_hold_low_pct");
-  const auto hold_high = read_double_list_attribute(g, "cell_hold_high_pct");
   const auto falsify_low = read_double_list_attribute(g, "cell_falsify_low_pct");
   const auto falsify_high = read_double_list_attribute(g, "cell_falsify_high_pct");
   const auto level = v.absolute ? read_double_list_attribute(g, "cell_level_pct") : std::vector<double>();
-  for (std::size_t i = 0; i < verdicts.size(); ++i) {
-    CellJudgement c = read_cell(verdicts[i], error.at(i), hold_low.at(i), hold_high.at(i), rounds, path);
+  for (std::size_t i = 0; i < f.cells.size(); ++i) {
+    CellJudgement& c = f.cells[i];
     c.mean_ratio_pct = mean_ratio.at(i);
     if (v.absolute) c.level_log = std::log1p(level.at(i) / 100.0);
     c.falsify = interval_of(c.median_log, falsify_low.at(i), falsify_high.at(i), rounds);
-    f.cells.push_back(c);
   }
   v.sealed_error_pct = read_double_list_attribute(g, "cell_sealed_error_pct");
-  if (has_attribute(g, "localized_term"))
-    v.localized = Localization{.term = read_string_attribute(g, "localized_term"),
-                               .measured_us = read_double_attribute(g, "localized_measured_us"),
-                               .predicted_us = read_double_attribute(g, "localized_predicted_us"),
-                               .departure_us = read_double_attribute(g, "localized_departure_us"),
-                               .departure_pct = read_double_attribute(g, "localized_departure_pct")};
+  if (has_attribute(g, "localized_term")) v.localized = read_fields<Localization>(g, kLocalizationFields);
   return v;
 }
 
@@ -252,16 +251,12 @@ AaControl read_aa(hid_t root, int rounds) {
   const auto rank = read_integer_list_attribute(root, "control_aa_cell_rank");
   const auto batch = read_integer_list_attribute(root, "control_aa_cell_batch");
   const auto context = read_integer_list_attribute(root, "control_aa_cell_context");
-  const auto verdict = read_string_list_attribute(root, "control_aa_cell_verdict");
-  const auto error = read_double_list_attribute(root, "control_aa_cell_error_pct");
-  const auto low = read_double_list_attribute(root, "control_aa_cell_hold_low_pct");
-  const auto high = read_double_list_attribute(root, "control_aa_cell_hold_high_pct");
+  const auto judgements = read_judgements(root, "control_aa_cell_", rounds, "/verdict control_aa");
   for (std::size_t i = 0; i < rank.size(); ++i)
     aa.cells.push_back(AaCell{.rank = static_cast<int>(rank[i]),
                               .batch = static_cast<int>(batch.at(i)),
                               .context = static_cast<int>(context.at(i)),
-                              .judgement = read_cell(verdict.at(i), error.at(i), low.at(i), high.at(i), rounds,
-                                                     "/verdict control_aa")});
+                              .judgement = judgements.at(i)});
   aa.worst_cell = static_cast<int>(read_integer_attribute(root, "control_aa_worst_cell"));
   return aa;
 }
