@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <set>
+#include <type_traits>
 
 #include "common/error.hpp"
 #include "predictor/statistics.hpp"
@@ -38,14 +39,10 @@ std::vector<double> per_column_medians(const std::vector<double>& values, int ro
   return out;
 }
 
-std::vector<std::int64_t> as_integers(const std::vector<VisitRecord>& visits, int VisitRecord::*field) {
-  std::vector<std::int64_t> out;
-  for (const auto& v : visits) out.push_back(v.*field);
-  return out;
-}
-
-std::vector<double> as_doubles(const std::vector<VisitRecord>& visits, double VisitRecord::*field) {
-  std::vector<double> out;
+// One member of every visit, as its dataset stores it: int64 or double.
+template <typename T>
+auto visit_column(const std::vector<VisitRecord>& visits, T VisitRecord::*field) {
+  std::vector<std::conditional_t<std::is_integral_v<T>, std::int64_t, double>> out;
   for (const auto& v : visits) out.push_back(v.*field);
   return out;
 }
@@ -128,19 +125,16 @@ void write_round_records(H5File& file, const RoundRecords& r) {
     for (std::size_t index : round) order.push_back(static_cast<std::int64_t>(index));
   file.write_dataset(rounds_order_path(phase), order, {rounds, n});
   const auto visits = static_cast<std::uint64_t>(r.visits.size());
-  file.write_dataset(visit_dataset_path(visit_dataset::condition, phase), as_integers(r.visits, &VisitRecord::condition),
-                     {visits});
-  file.write_dataset(visit_dataset_path(visit_dataset::round, phase), as_integers(r.visits, &VisitRecord::round), {visits});
-  file.write_dataset(visit_dataset_path(visit_dataset::execution_index, phase),
-                     as_integers(r.visits, &VisitRecord::execution_index), {visits});
-  file.write_dataset(visit_dataset_path(visit_dataset::start_unix_us, phase), as_doubles(r.visits, &VisitRecord::start_unix_us),
-                     {visits});
-  file.write_dataset(visit_dataset_path(visit_dataset::duration_us, phase), as_doubles(r.visits, &VisitRecord::duration_us),
-                     {visits});
-  file.write_dataset(visit_dataset_path(visit_dataset::steal_pct, phase), as_doubles(r.visits, &VisitRecord::steal_pct),
-                     {visits});
-  file.write_dataset(visit_dataset_path(visit_dataset::load_avg_1m, phase), as_doubles(r.visits, &VisitRecord::load_avg_1m),
-                     {visits});
+  const auto write_visits = [&](const char* dataset, auto field) {
+    file.write_dataset(visit_dataset_path(dataset, phase), visit_column(r.visits, field), {visits});
+  };
+  write_visits(visit_dataset::condition, &VisitRecord::condition);
+  write_visits(visit_dataset::round, &VisitRecord::round);
+  write_visits(visit_dataset::execution_index, &VisitRecord::execution_index);
+  write_visits(visit_dataset::start_unix_us, &VisitRecord::start_unix_us);
+  write_visits(visit_dataset::duration_us, &VisitRecord::duration_us);
+  write_visits(visit_dataset::steal_pct, &VisitRecord::steal_pct);
+  write_visits(visit_dataset::load_avg_1m, &VisitRecord::load_avg_1m);
   for (std::size_t i = 0; i < r.conditions.size(); ++i) {
     const RoundCondition& c = r.conditions[i];
     const std::vector<std::uint64_t> dims{rounds, static_cast<std::uint64_t>(r.iterations),
