@@ -4,13 +4,12 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 
 #include "common/error.hpp"
 #include "results/h5_file.hpp"
+#include "results/report.hpp"
 
 namespace tpb {
 namespace {
@@ -28,6 +27,12 @@ std::string verdict_path(const std::string& form, int k) {
 std::string reason_of(const PooledFormK& p) {
   if (p.outcome == Outcome::not_applicable) return p.not_applicable_reason;
   return std::string(to_string(p.judged.reason));
+}
+
+// The pooled verdict as printed: INCONCLUSIVE with its reason.
+std::string verdict_text(const PooledFormK& p) {
+  return p.outcome == Outcome::inconclusive ? fmt::format("INCONCLUSIVE ({})", reason_of(p))
+                                            : std::string(to_string(p.outcome));
 }
 
 // Per cell of a form at k: (batch, context) in grid order (batch-major).
@@ -82,6 +87,17 @@ void write_cells(H5File& file, const std::string& path, const std::vector<Pooled
 std::string fmt_pct(double v) { return std::isnan(v) ? std::string("—") : fmt::format("{:+.1f} %", v); }
 std::string fmt_interval(const RoundInterval& i) {
   return i.formed ? fmt::format("[{:+.1f}, {:+.1f}]", pct_of(i.low), pct_of(i.high)) : std::string("not formed");
+}
+
+const PooledCell& worst_cell(const PooledFormK& p) { return p.cells[static_cast<std::size_t>(p.judged.worst_cell)]; }
+
+// The worst cell of a pooled verdict: "b=B c=C", `between`, then its mean error and 1 − 2α interval.
+std::string worst_cell_text(const PooledFormK& p, const std::vector<std::pair<int, int>>& cells_bc,
+                            const char* between) {
+  const auto [batch, context] = cells_bc[static_cast<std::size_t>(p.judged.worst_cell)];
+  const PooledCell& c = worst_cell(p);
+  return fmt::format("b={} c={}{}{} {}", batch, context, between, fmt_pct(c.judged.error_pct),
+                     fmt_interval(c.judged.hold));
 }
 
 }  // namespace
@@ -148,15 +164,8 @@ std::string campaign_summary(const CampaignContext& cx, const CampaignVerdict& v
       text += fmt::format("  {:<3} {:<11} NOT_APPLICABLE\n", p.k, p.form);
       continue;
     }
-    const auto w = static_cast<std::size_t>(p.judged.worst_cell);
-    const PooledCell& c = p.cells[w];
-    const std::string verdict = p.outcome == Outcome::inconclusive
-                                    ? fmt::format("INCONCLUSIVE ({})", reason_of(p))
-                                    : std::string(to_string(p.outcome));
-    text += fmt::format("  {:<3} {:<11} {:<30} {:<36} {:>9.1f}\n", p.k, p.form, verdict,
-                        fmt::format("b={} c={}: {} {}", cells_bc[w].first, cells_bc[w].second,
-                                    fmt_pct(c.judged.error_pct), fmt_interval(c.judged.hold)),
-                        c.between_sd_log * 100.0);
+    text += fmt::format("  {:<3} {:<11} {:<30} {:<36} {:>9.1f}\n", p.k, p.form, verdict_text(p),
+                        worst_cell_text(p, cells_bc, ": "), worst_cell(p).between_sd_log * 100.0);
   }
   text += fmt::format("# pooled over launches {} of {} (L = {} sealed); A/A pooled: {}\n", fmt::join(v.counted, ", "),
                       v.launches_sealed, v.launches_sealed,
@@ -181,13 +190,8 @@ std::string campaign_report_markdown(const CampaignContext& cx, const CampaignVe
       md += fmt::format("| {} | `{}` | NOT_APPLICABLE | — | — | — | — |\n", p.k, p.form);
       continue;
     }
-    const auto w = static_cast<std::size_t>(p.judged.worst_cell);
-    const PooledCell& c = p.cells[w];
-    md += fmt::format("| {} | `{}` | {}{} | b={} c={} | {} {} | {:.1f} % | {:.1f} % |\n", p.k, p.form,
-                      to_string(p.outcome),
-                      p.outcome == Outcome::inconclusive ? fmt::format(" ({})", reason_of(p)) : std::string(),
-                      cells_bc[w].first, cells_bc[w].second, fmt_pct(c.judged.error_pct), fmt_interval(c.judged.hold),
-                      c.between_sd_log * 100.0, p.judged.mape_pct);
+    md += fmt::format("| {} | `{}` | {} | {} | {:.1f} % | {:.1f} % |\n", p.k, p.form, verdict_text(p),
+                      worst_cell_text(p, cells_bc, " | "), worst_cell(p).between_sd_log * 100.0, p.judged.mape_pct);
   }
   md += fmt::format(
       "\nThis table speaks for the campaign: launches {} of L = {} sealed (campaign.json, sha256 `{}`). The estimand "
@@ -246,19 +250,8 @@ std::string campaign_report_markdown(const CampaignContext& cx, const CampaignVe
 }
 
 std::string write_campaign_report(const CampaignContext& cx, const CampaignVerdict& v) {
-  const std::filesystem::path dir(cx.dir);
-  const std::string md_path = (dir / "report.md").string();
-  std::ofstream out(md_path, std::ios::trunc);
-  out << campaign_report_markdown(cx, v);
-  out.close();
-  if (!out) throw UsageError(fmt::format("--campaign: cannot write '{}'", md_path));
-  const std::string command = fmt::format("/usr/bin/python3 '{}' '{}' '{}'", TPB_CAMPAIGN_PLOTS_SCRIPT,
-                                          (dir / "campaign.h5").string(), cx.dir);
-  const int status = std::system(command.c_str());
-  if (status != 0)
-    throw_error("tpbench", status, fmt::format("drawing the campaign's figure failed: {}", command), __FILE__,
-                __LINE__);
-  return md_path;
+  return write_markdown_and_figures(campaign_report_markdown(cx, v), cx.dir, "--campaign", TPB_CAMPAIGN_PLOTS_SCRIPT,
+                                    (std::filesystem::path(cx.dir) / "campaign.h5").string());
 }
 
 }  // namespace tpb

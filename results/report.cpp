@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "common/error.hpp"
+#include "common/samples.hpp"
 #include "predictor/model_forms.hpp"
 #include "predictor/piecewise_fit.hpp"
 #include "predictor/statistics.hpp"
@@ -32,11 +33,6 @@ namespace {
 
 // How a term that was not measured is shown: never as 0.
 constexpr const char* kNotMeasured = "not measured";
-
-std::string meta_string(const H5File& file, const char* name) {
-  H5Handle meta = file.open_object(kMetaGroup);
-  return has_attribute(meta.id(), name) ? read_string_attribute(meta.id(), name) : std::string("?");
-}
 
 std::string hostnames(const H5File& file) {
   H5Handle meta = file.open_object(kMetaGroup);
@@ -80,8 +76,9 @@ std::string workload_section(const H5File& file, const Registration& r) {
   s += fmt::format("| samples | {} warm-up + {} timed steps per point; bootstrap {} resamples, seed {} |\n",
                    w.warmup_iters, w.iters, w.bootstrap_resamples, w.bootstrap_seed);
   s += fmt::format("| hosts | {} |\n", hostnames(file));
-  s += fmt::format("| tool | tpbench {} (git {}) |\n", meta_string(file, "tool_version"), meta_string(file, "git_sha"));
-  s += fmt::format("| command | `{}` |\n\n", meta_string(file, "command_line"));
+  s += fmt::format("| tool | tpbench {} (git {}) |\n", attribute_or(file, kMetaGroup, "tool_version"),
+                   attribute_or(file, kMetaGroup, "git_sha"));
+  s += fmt::format("| command | `{}` |\n\n", attribute_or(file, kMetaGroup, "command_line"));
   return s;
 }
 
@@ -194,11 +191,8 @@ std::string control_section(const H5File& file, const Registration& r) {
         std::vector<std::uint64_t> dims;
         const std::vector<double> values = file.read_doubles(path, &dims);
         std::vector<double> medians;
-        for (std::uint64_t rank = 0; rank < dims[1]; ++rank) {
-          std::vector<double> column;
-          for (std::uint64_t i = 0; i < dims[0]; ++i) column.push_back(values[i * dims[1] + rank]);
-          medians.push_back(median(column));
-        }
+        for (std::uint64_t rank = 0; rank < dims[1]; ++rank)
+          medians.push_back(median(select_columns(values, dims[1], rank, 1)));
         const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
         std::vector<std::string> text;
         for (double m : medians) text.push_back(fmt::format("{:.1f}", m));
@@ -332,13 +326,17 @@ std::string render_report_markdown(const std::string& results_path) {
 std::string write_report(const std::string& results_path, const std::string& out_dir) {
   const std::string markdown = render_report_markdown(results_path);
   std::filesystem::create_directories(out_dir);
-  const std::string md_path = (std::filesystem::path(out_dir) / "report.md").string();
+  return write_markdown_and_figures(markdown, out_dir, "-o", TPB_REPORT_PLOTS_SCRIPT, results_path);
+}
+
+std::string write_markdown_and_figures(const std::string& markdown, const std::string& dir, const char* option,
+                                       const char* script, const std::string& data_path) {
+  const std::string md_path = (std::filesystem::path(dir) / "report.md").string();
   std::ofstream out(md_path, std::ios::trunc);
   out << markdown;
   out.close();
-  if (!out) throw UsageError(fmt::format("-o: cannot write '{}'", md_path));
-  const std::string command =
-      fmt::format("/usr/bin/python3 '{}' '{}' '{}'", TPB_REPORT_PLOTS_SCRIPT, results_path, out_dir);
+  if (!out) throw UsageError(fmt::format("{}: cannot write '{}'", option, md_path));
+  const std::string command = fmt::format("/usr/bin/python3 '{}' '{}' '{}'", script, data_path, dir);
   const int status = std::system(command.c_str());
   if (status != 0)
     throw_error("tpbench", status, fmt::format("drawing the figures failed: {}", command), __FILE__, __LINE__);

@@ -15,4 +15,10 @@ std::string write_report(const std::string& results_path, const std::string& out
 // The Markdown alone (no figures): what write_report writes to report.md.
 std::string render_report_markdown(const std::string& results_path);
 
+// Writes `markdown` to DIR/report.md, then draws its figures into DIR with
+// `/usr/bin/python3 SCRIPT DATA DIR`; returns report.md's path. `option`, the
+// flag that named DIR, opens the error when report.md cannot be written.
+std::string write_markdown_and_figures(const std::string& markdown, const std::string& dir, const char* option,
+                                       const char* script, const std::string& data_path);
+
 }  // namespace tpb
