@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 #include <fstream>
@@ -24,13 +25,7 @@ constexpr const char* kRequiredMeta[] = {"schema_version", "tool_version", "git_
 
 // Quantities that are measured times or rates: NaN or Inf there means a
 // failed measurement recorded as if it were one.
-bool is_measured_quantity(const std::string& path) {
-  for (const char* unit : {"_us", "_GBps"})
-    if (path.size() > std::char_traits<char>::length(unit) &&
-        path.compare(path.size() - std::char_traits<char>::length(unit), std::string::npos, unit) == 0)
-      return true;
-  return false;
-}
+bool is_measured_quantity(const std::string& path) { return path.ends_with("_us") || path.ends_with("_GBps"); }
 
 class Checker {
  public:
@@ -276,9 +271,8 @@ class Checker {
 }  // namespace
 
 bool VerifyResult::unreadable() const {
-  for (const auto& p : problems)
-    if (p.kind == ProblemKind::unreadable) return true;
-  return false;
+  return std::any_of(problems.begin(), problems.end(),
+                     [](const VerifyProblem& p) { return p.kind == ProblemKind::unreadable; });
 }
 
 std::string VerifyResult::summary() const {
@@ -319,7 +313,7 @@ VerifyResult verify_results_file(const std::string& path) {
 
 VerifyResult require_verified_results(const std::string& path, bool allow_incomplete) {
   VerifyResult result = verify_results_file(path);
-  if (result.ok() || (allow_incomplete && result.readable_if_incomplete_allowed())) return result;
+  if (result.ok() || (allow_incomplete && !result.unreadable())) return result;
   throw UsageError(fmt::format("{} (run 'mpi_bench verify {}'{})", result.summary(), path,
                                result.unreadable() ? "" : "; --allow-incomplete reads it anyway"));
 }

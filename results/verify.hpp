@@ -28,10 +28,9 @@ struct VerifyResult {
   std::vector<VerifyProblem> problems;  // in the order found; empty means valid
 
   bool ok() const { return problems.empty(); }
-  bool unreadable() const;
-  // True when a caller that passed --allow-incomplete may still read the
+  // False when a caller that passed --allow-incomplete may still read the
   // file: it opens and has a valid /meta, whatever else is wrong with it.
-  bool readable_if_incomplete_allowed() const { return !unreadable(); }
+  bool unreadable() const;
   // "FILE: ok (N datasets)" or "FILE: <first problem>"
   std::string summary() const;
 };
