@@ -20,6 +20,7 @@
 #include "mpi_bench/pipeline/study_rounds.hpp"
 #include "mpi_bench/step_output.hpp"
 #include "mpi_bench/watchdog.hpp"
+#include "predictor/json_field.hpp"
 #include "predictor/sha256.hpp"
 #include "tp_decoder/shard_plan.hpp"
 
@@ -43,40 +44,30 @@ void broadcast(std::string& text) {
 }
 
 // What a later stage needs of the declaration, as one JSON text: serialized
-// once by rank 0, sent in one broadcast, read back by every rank.
-nlohmann::json declaration_json(const StudyDeclaration& d) {
-  return {{"model_path", d.model_path},
-          {"tp", d.grid.tp},
-          {"batch", d.grid.batch},
-          {"context", d.grid.context},
-          {"backend", to_string(d.backend)},
-          {"collective", to_string(d.collective)},
-          {"layers", d.layers},
-          {"warmup_iters", d.warmup_iters},
-          {"iters", d.iters},
-          {"sweep_iters", d.sweep_iters},
-          {"bootstrap_seed", d.bootstrap_seed},
-          {"bootstrap_resamples", d.bootstrap_resamples},
-          {"rounds", d.rounds},
-          {"time_budget_s", d.time_budget_s}};
+// once by rank 0, sent in one broadcast, read back by every rank. One list of
+// its members drives both sides (predictor/json_field.hpp); the backend and
+// the collective travel by name.
+constexpr auto kDeclarationMembers = [](auto&& visit, auto& d) {
+  visit("model_path", d.model_path);
+  kGridMembers(visit, d.grid);
+  visit("layers", d.layers), visit("warmup_iters", d.warmup_iters), visit("iters", d.iters);
+  visit("sweep_iters", d.sweep_iters), visit("bootstrap_seed", d.bootstrap_seed);
+  visit("bootstrap_resamples", d.bootstrap_resamples);
+  visit("rounds", d.rounds), visit("time_budget_s", d.time_budget_s);
+};
+
+nlohmann::ordered_json declaration_json(const StudyDeclaration& d) {
+  nlohmann::ordered_json j = members_json(d, kDeclarationMembers);
+  j["backend"] = to_string(d.backend);
+  j["collective"] = to_string(d.collective);
+  return j;
 }
 
-StudyDeclaration declaration_from_json(const nlohmann::json& j) {
+StudyDeclaration declaration_from_json(const nlohmann::ordered_json& j) {
   StudyDeclaration d;
-  d.model_path = j.at("model_path").get<std::string>();
-  d.grid.tp = j.at("tp").get<std::vector<int>>();
-  d.grid.batch = j.at("batch").get<std::vector<int>>();
-  d.grid.context = j.at("context").get<std::vector<int>>();
+  read_members(j, "study declaration", d, kDeclarationMembers);
   d.backend = parse_backend_kind("study backend", j.at("backend").get<std::string>());
   d.collective = parse_collective_kind("study collective", j.at("collective").get<std::string>());
-  d.layers = j.at("layers").get<int>();
-  d.warmup_iters = j.at("warmup_iters").get<int>();
-  d.iters = j.at("iters").get<int>();
-  d.sweep_iters = j.at("sweep_iters").get<int>();
-  d.bootstrap_seed = j.at("bootstrap_seed").get<std::uint64_t>();
-  d.bootstrap_resamples = j.at("bootstrap_resamples").get<int>();
-  d.rounds = j.at("rounds").get<int>();
-  d.time_budget_s = j.at("time_budget_s").get<double>();
   return d;
 }
 
@@ -175,7 +166,7 @@ StudyDeclaration broadcast_declaration(const RankContext& ranks, const std::stri
   });
   std::string text = ranks.is_root() ? declaration_json(d).dump() : std::string();
   broadcast(text);
-  return declaration_from_json(nlohmann::json::parse(text));
+  return declaration_from_json(nlohmann::ordered_json::parse(text));
 }
 
 GatheredPoint run_point_everywhere(StudyRuntime& rt, Communicator* group, const StepPoint& point,
