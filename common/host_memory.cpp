@@ -1,7 +1,5 @@
 #include "common/host_memory.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -118,17 +116,6 @@ void tightest_on_path(const CgroupMount& mount, const std::string& cgroup_path,
   }
 }
 
-std::uint64_t status_field_bytes(const char* field) {
-  const std::string status = read_text("/proc/self/status");
-  for (const std::string& line : split(status, '\n')) {
-    if (line.rfind(field, 0) != 0) continue;
-    std::istringstream in(line.substr(std::string(field).size()));
-    std::uint64_t kib = 0;
-    if (in >> kib) return kib * 1024;
-  }
-  throw_error("tpbench", 1, fmt::format("/proc/self/status has no readable {} line", field), __FILE__, __LINE__);
-}
-
 }  // namespace
 
 std::uint64_t HostMemory::usable_bytes() const {
@@ -172,8 +159,5 @@ HostMemory query_host_memory() {
   memory.cgroup_limit = cgroup_memory_limit(read_text("/proc/self/cgroup"), read_text("/proc/self/mountinfo"));
   return memory;
 }
-
-std::uint64_t resident_bytes() { return status_field_bytes("VmRSS:"); }
-std::uint64_t peak_resident_bytes() { return status_field_bytes("VmHWM:"); }
 
 }  // namespace tpb

@@ -5,7 +5,7 @@
 // are inherited, so every level from the process's own cgroup up to the
 // hierarchy's mount is read: Slurm sets its limit on the job
 // (/slurm/uid_U/job_J under v1, .../job_J under v2) and runs tasks in cgroups
-// nested below it. Also this process's resident and peak resident memory.
+// nested below it.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,9 +34,5 @@ HostMemory query_host_memory();
 std::uint64_t parse_mem_available(const std::string& meminfo_text);
 std::optional<CgroupMemoryLimit> cgroup_memory_limit(const std::string& proc_self_cgroup,
                                                      const std::string& mountinfo);
-
-// This process, from /proc/self/status: VmRSS (resident now) and VmHWM (peak resident).
-std::uint64_t resident_bytes();
-std::uint64_t peak_resident_bytes();
 
 }  // namespace tpb

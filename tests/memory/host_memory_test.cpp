@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "common/host_memory.hpp"
 #include "mpi_bench/memory_ledger.hpp"
+#include "process_memory.hpp"
 
 namespace tpb {
 namespace {
@@ -148,9 +149,9 @@ TEST(MemPerDevice, SizeSyntaxAndZeroRefused) {
 }
 
 TEST(ThisProcess, PeakResidentIsAtLeastResident) {
-  const std::uint64_t now = resident_bytes();
+  const std::uint64_t now = test::resident_bytes();
   EXPECT_GT(now, 0u);
-  EXPECT_GE(peak_resident_bytes(), now);
+  EXPECT_GE(test::peak_resident_bytes(), now);
   // This machine's own cgroup files parse (a limit or none, never an error).
   EXPECT_NO_THROW(query_host_memory());
 }

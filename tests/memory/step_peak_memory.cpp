@@ -23,9 +23,9 @@
 #include <string>
 
 #include "collectives/communicator_factory.hpp"
-#include "common/host_memory.hpp"
 #include "mpi_bench/memory_ledger.hpp"
 #include "mpi_bench/rank_context.hpp"
+#include "process_memory.hpp"
 #include "tp_decoder/backend.hpp"
 #include "tp_decoder/memory_estimate.hpp"
 #include "tp_decoder/step_runner.hpp"
@@ -56,12 +56,12 @@ int run(int argc, char** argv) {
   const tpb::MemorySetup setup{tpb::BackendKind::cpu, tpb::CollectiveKind::mpi, tpb::backend_memory_types(tpb::BackendKind::cpu), point.tp, false};
   const tpb::MemoryEstimate estimate = tpb::estimate_rank_memory(config, setup, point.batch, point.context);
 
-  const auto before = static_cast<std::int64_t>(tpb::resident_bytes());
+  const auto before = static_cast<std::int64_t>(tpb::test::resident_bytes());
   tpb::StepOptions options;
   options.warmup = 1;
   options.iters = 3;
   tpb::run_step_point(*backend, group.get(), config, point, options);
-  const auto peak = static_cast<std::int64_t>(tpb::peak_resident_bytes());
+  const auto peak = static_cast<std::int64_t>(tpb::test::peak_resident_bytes());
 
   const std::int64_t predicted = before + estimate.total();
   const double error = static_cast<double>(predicted - peak) / static_cast<double>(peak);
