@@ -3,11 +3,9 @@
 // tpbench to calibrate on before it predicts. Reads FILE only; rank 0 works.
 #include <fmt/format.h>
 #include <mpi.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 
 #include "common/error.hpp"
@@ -15,6 +13,7 @@
 #include "mpi_bench/commands.hpp"
 #include "mpi_bench/lock_wait_option.hpp"
 #include "mpi_bench/pipeline/calibration_document.hpp"
+#include "mpi_bench/pipeline/stages.hpp"
 #include "results/file_lock.hpp"
 #include "results/layout.hpp"
 
@@ -47,20 +46,6 @@ H5File open_study_file(const std::string& path, double lock_wait_s) {
   return std::move(*file);
 }
 
-// Whole or not at all: a reader of PATH never sees half a document.
-void write_atomically(const std::string& path, const std::string& text) {
-  const std::string temporary = fmt::format("{}.tmp.{}", path, ::getpid());
-  std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  std::error_code error;
-  if (out) std::filesystem::rename(temporary, path, error);
-  if (!out || error) {
-    std::filesystem::remove(temporary, error);
-    throw UsageError(fmt::format("-o: cannot write '{}'", path));
-  }
-}
-
 int run_calibration(const CalibrationOptions& options, const Invocation&) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -70,7 +55,7 @@ int run_calibration(const CalibrationOptions& options, const Invocation&) {
     const H5File file = open_study_file(options.file, options.lock_wait_s);
     // Text from the host (a CPU model) that is not UTF-8 is replaced, never fatal.
     text = calibration_document(file).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
-    if (!options.output.empty()) write_atomically(options.output, text);
+    if (!options.output.empty()) write_text_file(options.output, text);
   });
   if (rank != 0) return 0;
   if (options.output.empty())

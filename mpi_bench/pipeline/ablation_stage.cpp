@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
 
 #include "collectives/communicator_factory.hpp"
 #include "collectives/node_check.hpp"
@@ -13,7 +12,6 @@
 #include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
 #include "predictor/piecewise_fit.hpp"
-#include "predictor/sha256.hpp"
 #include "results/ablation_file.hpp"
 #include "results/layout.hpp"
 
@@ -55,31 +53,27 @@ PreregRecord register_ablation(H5File& file, std::string_view collective, const 
                                const std::string& predictions_dir) {
   const Registration r = ablation_registration(file, ablation_root_path(collective), degrees);
   PreregRecord record{registration_json(r), "", r.registered_at};
-  record.sha256 = sha256_hex(record.text);
-  const std::string json_path =
-      (std::filesystem::path(predictions_dir) / fmt::format("predictions_{}.json", collective)).string();
-  write_text_file(json_path, record.text);
-  write_text_file(json_path + ".sha256",
-                  fmt::format("{}  predictions_{}.json\n", record.sha256, collective));  // sha256sum -c format
+  record.sha256 = write_sealed_text(predictions_dir, fmt::format("predictions_{}.json", collective), record.text);
   write_ablation_prereg(file, collective, record);
   return record;
 }
 
-}  // namespace
-
+// The TP degrees an ablation runs: those of the grid above 1 (at k = 1 no
+// collective runs). UsageError naming --ablate-collective when there are none,
+// or when `collective` is the study's own.
 std::vector<int> ablation_degrees(const StudyDeclaration& d, CollectiveKind collective) {
   if (collective == d.collective)
     throw UsageError(fmt::format("--ablate-collective: '{}' is the study's own collective (name another: mpi, nccl "
                                  "or oneshot)",
                                  to_string(collective)));
-  std::vector<int> degrees;
-  for (int k : d.grid.tp)
-    if (k > 1) degrees.push_back(k);
+  const std::vector<int> degrees = collective_degrees(d.grid.tp);
   if (degrees.empty())
     throw UsageError(fmt::format("--ablate-collective: --tp {} has no degree above 1, where a collective runs",
                                  fmt::join(d.grid.tp, ",")));
   return degrees;
 }
+
+}  // namespace
 
 void check_ablation_collective(const StudyRuntime& rt, CollectiveKind collective) {
   const StudyDeclaration& d = rt.declaration;

@@ -18,11 +18,6 @@
 
 namespace tpb {
 
-// The TP degrees an ablation runs: those of `grid_tp` above 1 (at k = 1 no
-// collective runs). UsageError naming --ablate-collective when there are none,
-// or when `collective` is the study's own.
-std::vector<int> ablation_degrees(const StudyDeclaration& declaration, CollectiveKind collective);
-
 // Collective, after the study's runtime has started (its dry run too):
 // UsageError on every rank where `collective` cannot run this study's groups
 // (a one-shot group spanning nodes, NCCL without a GPU backend, a

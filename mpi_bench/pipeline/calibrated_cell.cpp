@@ -6,6 +6,11 @@
 
 namespace tpb {
 
+PiecewiseFit sweep_fit(const H5File& file, SweepRoot root, int k) {
+  const SweepMedians sweep = read_sweep_medians(file, root, k);
+  return fit_piecewise(sweep.bytes, sweep.time_us);
+}
+
 CellInputs calibrated_cell(const H5File& file, const Workload& w, int k, int batch, int context,
                            const CollectiveTermUs& collective_us) {
   const std::string nocomm = step_point_path(StepRoot::step_nocomm, 1, batch, context);

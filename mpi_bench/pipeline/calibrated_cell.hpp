@@ -4,11 +4,16 @@
 // degrees (--predict-tp) are predicted from.
 #include <functional>
 
+#include "predictor/piecewise_fit.hpp"
 #include "predictor/registration.hpp"
 #include "results/h5_file.hpp"
 #include "results/layout.hpp"
 
 namespace tpb {
+
+// The piecewise latency-bandwidth fit of the calibration sweep's
+// slowest-rank medians of `root` at degree k: what a collective term is read from.
+PiecewiseFit sweep_fit(const H5File& file, SweepRoot root, int k);
 
 // The standalone time of one collective call of `bytes` at the cell's degree.
 using CollectiveTermUs = std::function<double(SweepRoot root, double bytes)>;

@@ -11,7 +11,6 @@
 #include "common/error.hpp"
 #include "common/samples.hpp"
 #include "mpi_bench/pipeline/calibrated_cell.hpp"
-#include "predictor/piecewise_fit.hpp"
 #include "results/decision_file.hpp"
 #include "results/environment_file.hpp"
 #include "results/probe_file.hpp"
@@ -44,8 +43,7 @@ struct CalibratedStudyFile {
   Workload workload;
   Grid grid;
   std::vector<int> predict_tp;
-  ModelConfig config;  // the layers run
-  MemoryTypes types;
+  LedgerModel model;  // the layers run
   std::string collective;
 };
 
@@ -73,10 +71,7 @@ CalibratedStudyFile read_calibrated_study_file(const H5File& file) {
   read_study_declaration(file, &s.workload, &s.grid);  // UsageError when /study is missing
   s.predict_tp = read_decision_declaration(file).predict_tp;
   require_calibrated(file, s);
-  H5Handle config = file.open_object(kConfigGroup);
-  s.config = with_layers(parse_model_config(read_string_attribute(config.id(), "json"), s.workload.model),
-                         s.workload.layers);
-  s.types = backend_memory_types(parse_backend_kind("registered backend", s.workload.backend));
+  s.model = read_ledger_model(file, s.workload);
   H5Handle study = file.open_object(kStudyGroup);
   s.collective = read_string_attribute(study.id(), "collective");
   return s;
@@ -104,16 +99,16 @@ json machine_section(const H5File& file, const CalibratedStudyFile& s) {
 json model_section(const CalibratedStudyFile& s) {
   return {{"name", s.workload.model},
           {"layers", s.workload.layers},
-          {"layers_in_file", s.config.num_layers_in_file},
+          {"layers_in_file", s.model.config.num_layers_in_file},
           {"hidden_size", s.workload.hidden_size},
           {"vocab_size", s.workload.vocab_size},
           {"bytes_per_element", s.workload.bytes_per_element},
           {"dtypes",
-           {{"weight", to_string(s.types.weight)},
-            {"kv_cache", to_string(s.types.kv_cache)},
-            {"activation", to_string(s.types.activation)},
-            {"logits", to_string(s.types.logits)}}},
-          {"mixture_of_experts", s.config.is_moe()},
+           {{"weight", to_string(s.model.types.weight)},
+            {"kv_cache", to_string(s.model.types.kv_cache)},
+            {"activation", to_string(s.model.types.activation)},
+            {"logits", to_string(s.model.types.logits)}}},
+          {"mixture_of_experts", s.model.config.is_moe()},
           {"config_sha256", s.workload.config_sha256}};
 }
 
@@ -205,15 +200,13 @@ json calibrated_cell_json(const H5File& file, const CalibratedStudyFile& s, int 
   // The registration's own collective term: the piecewise fit of the sweep's
   // medians at the payload; a --predict-tp degree was not swept.
   const auto collective_us = [&](SweepRoot root, double bytes) {
-    if (!in_grid) return std::nan("");
-    const SweepMedians sweep = read_sweep_medians(file, root, k);
-    return fit_piecewise(sweep.bytes, sweep.time_us).predict_us(bytes);
+    return in_grid ? sweep_fit(file, root, k).predict_us(bytes) : std::nan("");
   };
   const CellInputs inputs = calibrated_cell(file, s.workload, k, batch, context, collective_us);
   const std::string replay = step_point_path(StepRoot::replay, k, batch, context);
   const std::string nocomm = step_point_path(StepRoot::step_nocomm, 1, batch, context);
-  const PhaseLedger l =
-      phase_ledger(s.config, k, batch, context, s.types, k > 1, experts_touched(file, replay, s.config));
+  const PhaseLedger l = phase_ledger(s.model.config, k, batch, context, s.model.types, k > 1,
+                                     experts_touched(file, replay, s.model.config));
   return {{"k", k},
           {"batch", batch},
           {"context", context},

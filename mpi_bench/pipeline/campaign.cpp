@@ -41,13 +41,11 @@ CampaignDesign campaign_design_for(const StudyDeclaration& d, double kill_switch
   if (launches < 2 || launches > kMaxCampaignLaunches)
     throw UsageError(fmt::format("--launches: {} is outside [2, {}] (a campaign pools at least two launches)",
                                  launches, kMaxCampaignLaunches));
-  const std::optional<std::string> config_text = read_file(d.model_path);
-  if (!config_text) throw UsageError(fmt::format("--model: cannot read '{}'", d.model_path));
   const ModelConfig config = load_model_config(d.model_path);
   CampaignDesign c;
   c.launches = launches;
   c.model = config.name;
-  c.config_sha256 = sha256_hex(*config_text);
+  c.config_sha256 = sha256_hex(config.json_text);
   c.backend = std::string(to_string(d.backend));
   c.collective = std::string(to_string(d.collective));
   c.layers = d.layers > 0 ? d.layers : config.num_layers;

@@ -8,14 +8,6 @@
 #include "results/study_file.hpp"
 
 namespace tpb {
-namespace {
-
-PiecewiseFit sweep_fit(const H5File& file, SweepRoot root, int k) {
-  const SweepMedians sweep = read_sweep_medians(file, root, k);
-  return fit_piecewise(sweep.bytes, sweep.time_us);
-}
-
-}  // namespace
 
 std::vector<ModelledDegree> register_modelled_degrees(const H5File& file, Registration& r) {
   std::vector<ModelledDegree> degrees;

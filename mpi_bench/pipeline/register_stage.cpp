@@ -1,6 +1,7 @@
 // register: predictions from calibration data only, written and sealed
 // before any TP-k step runs.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -11,7 +12,6 @@
 #include "mpi_bench/pipeline/stages.hpp"
 #include "mpi_bench/pipeline/roofline_calibration.hpp"
 #include "mpi_bench/pipeline/transfer_calibration.hpp"
-#include "predictor/piecewise_fit.hpp"
 #include "predictor/sha256.hpp"
 #include "predictor/round_evaluation.hpp"
 #include "results/calibration_spread.hpp"
@@ -21,13 +21,6 @@
 
 namespace tpb {
 namespace {
-
-// The all-reduce (or all-gather) fit of degree k evaluated at `bytes`: the
-// piecewise latency-bandwidth fit of the sweep's slowest-rank medians.
-double sweep_fit_us(const H5File& file, SweepRoot root, int k, double bytes) {
-  const SweepMedians sweep = read_sweep_medians(file, root, k);
-  return fit_piecewise(sweep.bytes, sweep.time_us).predict_us(bytes);
-}
 
 // The rounds design calibration declared in /study, with the kill switch:
 // sealed from here on.
@@ -56,10 +49,24 @@ void plan_design_rounds(const H5File& file, const Registration& r, RoundsDesign&
 }  // namespace
 
 void write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  const std::string temporary = fmt::format("{}.tmp.{}", path, ::getpid());
+  std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
   out << text;
   out.close();
-  if (!out) throw UsageError(fmt::format("-o: cannot write '{}'", path));
+  std::error_code error;
+  if (out) std::filesystem::rename(temporary, path, error);
+  if (!out || error) {
+    std::filesystem::remove(temporary, error);
+    throw UsageError(fmt::format("-o: cannot write '{}'", path));
+  }
+}
+
+std::string write_sealed_text(const std::string& dir, const std::string& name, const std::string& text) {
+  const std::string sha256 = sha256_hex(text);
+  const std::string path = (std::filesystem::path(dir) / name).string();
+  write_text_file(path, text);
+  write_text_file(path + ".sha256", fmt::format("{}  {}\n", sha256, name));
+  return sha256;
 }
 
 std::string planned_rounds_line(const PreregRecord& record) {
@@ -93,7 +100,7 @@ PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::str
         const std::string nocomm = step_point_path(StepRoot::step_nocomm, 1, b, c);
         const std::string replay = step_point_path(StepRoot::replay, k, b, c);
         CellInputs cell = calibrated_cell(file, w, k, b, c, [&](SweepRoot root, double bytes) {
-          return sweep_fit_us(file, root, k, bytes);
+          return sweep_fit(file, root, k).predict_us(bytes);
         });
         if (r.transfer) cell.inputs.t_transfer_us = find_transfer_cell(*r.transfer, k, b, c).compute_us();
         if (model)  // the shard replay's routing, as the step it prices
@@ -124,11 +131,8 @@ PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::str
   if (!campaign_sha256.empty()) r.campaign_sha256 = campaign_sha256;
 
   PreregRecord record{registration_json(r), "", r.registered_at};
-  record.sha256 = sha256_hex(record.text);
   std::filesystem::create_directories(predictions_dir);
-  const std::string json_path = (std::filesystem::path(predictions_dir) / "predictions.json").string();
-  write_text_file(json_path, record.text);
-  write_text_file(json_path + ".sha256", record.sha256 + "  predictions.json\n");  // sha256sum -c format
+  record.sha256 = write_sealed_text(predictions_dir, "predictions.json", record.text);
   write_prereg(file, record);
   return record;
 }

@@ -6,8 +6,6 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "collectives/communicator_factory.hpp"
 #include "collectives/mpi_check.hpp"
@@ -26,14 +24,6 @@
 
 namespace tpb {
 namespace {
-
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("--model: cannot read '{}'", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // World rank 0's text to every rank, its length first.
 void broadcast(std::string& text) {
@@ -125,7 +115,7 @@ Workload describe_workload(const StudyRuntime& rt) {
   const StudyDeclaration& d = rt.declaration;
   return {rt.config.name,
           d.model_path,
-          sha256_hex(read_text_file(d.model_path)),
+          sha256_hex(rt.config.json_text),
           rt.config.num_layers,
           rt.config.hidden_size,
           rt.config.vocab_size,

@@ -27,8 +27,7 @@ struct Study {
   Workload workload;
   Grid grid;
   MachineIdentity machine;
-  ModelConfig config;  // the layers the study ran
-  MemoryTypes types;
+  LedgerModel model;  // the layers the study ran
 };
 
 Study read_study(const H5File& file, const std::string& what) {
@@ -43,9 +42,7 @@ Study read_study(const H5File& file, const std::string& what) {
                                  file.path(), kMetaGroup));
   H5Handle study = file.open_object(kStudyGroup);
   s.machine = {cpu->model, cpu->cores, s.workload.backend, read_string_attribute(study.id(), "collective")};
-  LedgerModel model = read_ledger_model(file, s.workload);
-  s.config = std::move(model.config);
-  s.types = model.types;
+  s.model = read_ledger_model(file, s.workload);
   return s;
 }
 
@@ -171,7 +168,8 @@ TransferSource calibrate_transfer(const H5File& b_file, const Registration& b_re
     if (!a_file->exists(p.path))
       throw UsageError(fmt::format("--transfer-from: '{}' is not a calibrated study (no {})", a_path, p.path));
     const PhaseLedger ledger =
-        phase_ledger(a.config, p.k, p.batch, p.context, a.types, false, experts_touched(*a_file, p.path, a.config));
+        phase_ledger(a.model.config, p.k, p.batch, p.context, a.model.types, false,
+                     experts_touched(*a_file, p.path, a.model.config));
     for (const auto& [phase, name] : kPhases) {
       const PhaseCost& cost = ledger[phase];
       if (cost.intervals == 0 || !phase_class_of(name)) continue;
@@ -198,12 +196,13 @@ TransferSource calibrate_transfer(const H5File& b_file, const Registration& b_re
     for (int batch : b_registration.grid.batch)
       for (int context : b_registration.grid.context) {
         const std::string point = step_point_path(StepRoot::replay, k, batch, context);
-        const std::vector<int> recorded = experts_touched(b_file, point, b.config);
+        const std::vector<int> recorded = experts_touched(b_file, point, b.model.config);
         const auto price = [&](const std::vector<int>& experts) {
-          return priced_phases(source.fit, phase_ledger(b.config, k, batch, context, b.types, false, experts));
+          return priced_phases(source.fit,
+                               phase_ledger(b.model.config, k, batch, context, b.model.types, false, experts));
         };
         TransferCell cell{k, batch, context, price(recorded), std::nullopt};
-        if (b.config.is_moe()) cell.experts = modelled_experts(b.config, batch, recorded, price);
+        if (b.model.config.is_moe()) cell.experts = modelled_experts(b.model.config, batch, recorded, price);
         source.cells.push_back(std::move(cell));
       }
   return source;
