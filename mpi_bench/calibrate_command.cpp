@@ -24,15 +24,10 @@ int run_calibrate(const CalibrateOptions& options, const Invocation& invocation)
   StudyDeclaration declaration;
   validate_collectively(MPI_COMM_WORLD, [&] { declaration = parse_study_flags(options.study); });
   StudyRuntime runtime = start_study_runtime(declaration);
-  if (declaration.dry_run) {
-    if (runtime.ranks.is_root()) print_dry_run("calibrate", runtime.config, declaration, runtime.memory);
-    return 0;
-  }
+  if (finish_dry_run("calibrate", runtime.ranks, runtime.config, declaration, runtime.memory)) return 0;
   const RunMeta meta = collect_run_meta(runtime.ranks, invocation.argc, invocation.argv);
-  std::unique_ptr<ResultsFile> file;
-  validate_collectively(MPI_COMM_WORLD, [&] {
-    if (runtime.ranks.is_root()) file = std::make_unique<ResultsFile>(options.output, options.overwrite, meta);
-  });
+  const std::unique_ptr<ResultsFile> file =
+      open_results_on_root(runtime.ranks, options.output, options.overwrite, meta);
   calibrate_stage(runtime, file.get());
   complete_results(file, options.output, "calibrated");
   return 0;

@@ -19,6 +19,18 @@
 
 namespace tpb {
 
+// The whole of `text` as a number (std::stod's syntax); nullopt when any of
+// it is not. The caller words the refusal, naming its flag and what it expects.
+inline std::optional<double> whole_number(const std::string& text) {
+  std::size_t used = 0;
+  try {
+    const double value = std::stod(text, &used);
+    if (used == text.size()) return value;
+  } catch (const std::exception&) {  // std::invalid_argument, std::out_of_range
+  }
+  return std::nullopt;
+}
+
 // How --help shows a typed default.
 inline std::string default_text(const std::vector<int>& values) { return fmt::format("{}", fmt::join(values, ",")); }
 inline std::string default_text(long long value) { return std::to_string(value); }
@@ -90,6 +102,15 @@ struct BandwidthOptions {
   int iters;           // -n
   std::string output;  // -o FILE.h5
   bool overwrite = false;
+
+  // The probe's options (MembwOptions, D2dCopyOptions) as typed; UsageError
+  // when --bytes is below `min_bytes`, the least one pass can move.
+  template <typename ProbeOptions>
+  ProbeOptions probe_options(std::uint64_t min_bytes) const {
+    if (bytes.bytes < min_bytes)
+      throw UsageError(fmt::format("--bytes: invalid value '{}' (expected at least {})", bytes.text, min_bytes));
+    return {.bytes = static_cast<std::size_t>(bytes.bytes), .warmup = warmup, .iters = iters};
+  }
 };
 inline void add_bandwidth_options(CLI::App& app, BandwidthOptions& o, const std::string& bytes_help,
                                   const std::string& passes, const std::string& output_help) {

@@ -40,17 +40,11 @@ int run_d2d(const D2dCommandOptions& o, const Invocation& invocation) {
   RankContext ranks;
   D2dCopyOptions options;
   validate_collectively(MPI_COMM_WORLD, [&] {
-    options.bytes = static_cast<std::size_t>(o.bytes.bytes);
-    if (options.bytes == 0) throw UsageError(fmt::format("--bytes: invalid value '{}' (expected at least 1)", o.bytes.text));
-    options.warmup = o.warmup;
-    options.iters = o.iters;
+    options = o.probe_options<D2dCopyOptions>(1);
     ranks = bootstrap_ranks(MPI_COMM_WORLD, true);
   });
   const RunMeta meta = collect_run_meta(ranks, invocation.argc, invocation.argv);
-  std::unique_ptr<ResultsFile> results;
-  validate_collectively(MPI_COMM_WORLD, [&] {
-    if (ranks.is_root() && !o.output.empty()) results = std::make_unique<ResultsFile>(o.output, o.overwrite, meta);
-  });
+  const std::unique_ptr<ResultsFile> results = open_results_on_root(ranks, o.output, o.overwrite, meta);
   // /d2d/copy_GBps (iters x ranks); rank 0 writes, every rank gathers.
   const std::vector<double> matrix = gather_d2d_copy(MPI_COMM_WORLD, results ? &results->h5() : nullptr, options);
 

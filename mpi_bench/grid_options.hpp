@@ -19,20 +19,6 @@
 
 namespace tpb {
 
-struct GridOptions {
-  std::string model;                          // --model CONFIG (Hugging Face config.json)
-  std::vector<int> tp{1};                     // --tp LIST
-  std::vector<int> batch{1};                  // --batch LIST
-  std::vector<int> context{128};              // --context LIST
-  std::optional<BackendKind> backend;         // --backend cpu|cuda; absent: default_backend_kind()
-  std::optional<CollectiveKind> collective;   // --collective mpi|nccl; absent: default_collective_kind(backend)
-  int layers = 0;                             // --layers N; 0: the config's count
-  int warmup = 3;                             // -w/--warmup_iters
-  int iters = 20;                             // -n/--iters
-  std::optional<MemoryBudget> mem_per_device; // --mem-per-device SIZE; absent: what the host or device has free
-  bool dry_run = false;                       // --dry-run: print the grid and the memory check, allocate nothing
-};
-
 // The options parsed: what every rank runs.
 struct GridChoice {
   std::string model_path;
@@ -44,6 +30,16 @@ struct GridChoice {
   int iters = 20;
   std::optional<MemoryBudget> mem_per_device;  // absent: memory_budget() asks the host or device
   bool dry_run = false;
+};
+
+// The options as typed: the choice itself (--model, --tp, --batch, --context,
+// --layers, -w, -n, --mem-per-device, --dry-run), but for the backend and the
+// communicator, whose defaults depend on the machine: parse_grid_options
+// resolves them into the choice.
+struct GridOptions {
+  GridChoice choice{.model_path = {}, .grid = {.tp = {1}, .batch = {1}, .context = {128}}, .mem_per_device = {}};
+  std::optional<BackendKind> backend;        // --backend cpu|cuda; absent: default_backend_kind()
+  std::optional<CollectiveKind> collective;  // --collective mpi|nccl; absent: default_collective_kind(backend)
 };
 
 // Declares the options on `app` (old spelling --warmup kept as a hidden alias).

@@ -23,15 +23,11 @@ struct InfoOptions {
 
 int run_info(const InfoOptions& options, const Invocation& invocation) {
   RankContext ranks;
-  std::unique_ptr<ResultsFile> results;
   validate_collectively(MPI_COMM_WORLD, [&] {
     ranks = bootstrap_ranks(MPI_COMM_WORLD, options.gpu);
   });
   const RunMeta meta = collect_run_meta(ranks, invocation.argc, invocation.argv);
-  validate_collectively(MPI_COMM_WORLD, [&] {
-    if (ranks.is_root() && !options.output.empty())
-      results = std::make_unique<ResultsFile>(options.output, options.overwrite, meta);
-  });
+  const std::unique_ptr<ResultsFile> results = open_results_on_root(ranks, options.output, options.overwrite, meta);
   if (!ranks.is_root()) return 0;
 
   fmt::print("# tpbench {} ({})  ranks: {}  nodes: {}\n", TPB_TOOL_VERSION, TPB_GIT_SHA, ranks.size,

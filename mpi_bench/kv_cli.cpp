@@ -4,9 +4,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <limits>
 
@@ -60,52 +57,17 @@ std::vector<std::int64_t> lengths_from_file(const std::string& path) {
 }
 
 double parse_reserve_pct(const std::string& text) {
-  char* end = nullptr;
-  errno = 0;
-  const double value = text.empty() ? NAN : std::strtod(text.c_str(), &end);
-  if (errno != 0 || end != text.c_str() + text.size() || !(value >= 0 && value < 100))
+  const std::optional<double> value = whole_number(text);
+  if (!value || !(*value >= 0 && *value < 100))
     throw UsageError(fmt::format("--reserve-pct: invalid value '{}' (expected a percentage from 0 to below 100)", text));
-  return value;
+  return *value;
 }
 
-}  // namespace
-
-void add_kv_cli_options(CLI::App& app, KvCliOptions& o) {
-  app.add_option("--model", o.model, "Hugging Face config.json (tp_decoder/configs/*.json)")->required();
-  add_int_list_option(app, "--tp", "--tp", o.tp, 1, "TP degrees k to size, e.g. 1,2,4,8 (no ranks needed)")
-      ->required();
-  add_int_list_option(app, "--context", "--context", o.context, 0,
-                      "Contexts c: sequences admissible at each (c + 1 tokens each)");
-  app.add_option("--lengths", o.lengths,
-                 "Request lengths: a LIST (1,15,16) or a FILE of one whole number per line, '#' comments "
-                 "(default: one sequence per context)");
-  add_int_list_option(app, "--block", "--block", o.block, 1, "Block sizes in tokens, e.g. 8,16");
-  add_checked_option(app, "--bytes-per-token", o.bytes_per_token, "Logical KV bytes per token instead of the model's",
-                     [](const std::string& text) { return std::int64_t{parse_integer("--bytes-per-token", text, 1)}; });
-  add_checked_option(app, "--mem-per-device", o.mem_per_device,
-                     "Memory per device, e.g. 120G (default: CUDA free memory, or MemAvailable / cgroup limit, "
-                     "shared by the ranks of the node)",
-                     [](const std::string& text) { return mem_per_device_budget(text); });
-  add_checked_option(app, "--reserve-pct", o.reserve_pct, "Percent of the budget kept free", parse_reserve_pct)
-      ->default_str(default_text(o.reserve_pct));
-  app.add_option("--dtype", o.dtype, "bf16 or f32 (default: the model's torch_dtype, else bf16)");
-  add_checked_option(app, "--backend", o.backend,
-                     "Whose buffers to count: cpu or cuda (default: cuda when a GPU is visible)",
-                     [](const std::string& text) { return parse_backend_kind("--backend", text); });
-  add_checked_option(app, "--collective", o.collective,
-                     "Whose communication buffers each TP group holds: mpi, nccl or oneshot (default: nccl for "
-                     "cuda, mpi for cpu)",
-                     [](const std::string& text) { return parse_collective_kind("--collective", text); });
-  add_checked_option(app, "--table-entry-bytes", o.table_entry_bytes, "Bytes per block-table entry",
-                     [](const std::string& text) {
-                       return std::int64_t{parse_integer("--table-entry-bytes", text, 1)};
-                     })
-      ->default_str(std::to_string(o.table_entry_bytes));
-  app.add_option("-o,--output", o.output, "Results file (.h5), the ledger under /kv");
-  app.add_flag("--overwrite", o.overwrite, "Replace an existing results file");
-  app.add_flag("--json", o.json, "Print one JSON object instead of the tables");
-}
-
+// --lengths: a LIST when the text holds only digits, commas and minus signs
+// ("1,15,16"), otherwise a FILE of one whole number per line, where '#'
+// starts a comment and blank lines are skipped. Each length is a whole number
+// of tokens from 0 to 2^31 − 1. UsageError naming the flag, the file and line,
+// and the bad value; a file holding no length is refused too.
 std::vector<std::int64_t> parse_lengths(const std::string& text) {
   const bool is_list = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
     return (c >= '0' && c <= '9') || c == ',' || c == '-';
@@ -121,6 +83,8 @@ std::vector<std::int64_t> parse_lengths(const std::string& text) {
   return lengths;
 }
 
+// The model's torch_dtype as the ledger's dtype: bfloat16 and float16 (both
+// 2 bytes) as bf16, float32 as f32; absent or anything else: bf16.
 ElementType dtype_of_model(const ModelConfig& config, std::string* source) {
   const nlohmann::json json = nlohmann::json::parse(config.json_text, nullptr, false);
   const std::string torch_dtype =
@@ -137,19 +101,56 @@ ElementType dtype_of_model(const ModelConfig& config, std::string* source) {
   return ElementType::bf16;
 }
 
+}  // namespace
+
+void add_kv_cli_options(CLI::App& app, KvCliOptions& o) {
+  app.add_option("--model", o.model, "Hugging Face config.json (tp_decoder/configs/*.json)")->required();
+  add_int_list_option(app, "--tp", "--tp", o.tp, 1, "TP degrees k to size, e.g. 1,2,4,8 (no ranks needed)")
+      ->required();
+  add_int_list_option(app, "--context", "--context", o.question.contexts, 0,
+                      "Contexts c: sequences admissible at each (c + 1 tokens each)");
+  app.add_option("--lengths", o.lengths,
+                 "Request lengths: a LIST (1,15,16) or a FILE of one whole number per line, '#' comments "
+                 "(default: one sequence per context)");
+  add_int_list_option(app, "--block", "--block", o.question.blocks, 1, "Block sizes in tokens, e.g. 8,16");
+  add_checked_option(app, "--bytes-per-token", o.bytes_per_token, "Logical KV bytes per token instead of the model's",
+                     [](const std::string& text) { return std::int64_t{parse_integer("--bytes-per-token", text, 1)}; });
+  add_checked_option(app, "--mem-per-device", o.mem_per_device,
+                     "Memory per device, e.g. 120G (default: CUDA free memory, or MemAvailable / cgroup limit, "
+                     "shared by the ranks of the node)",
+                     [](const std::string& text) { return mem_per_device_budget(text); });
+  add_checked_option(app, "--reserve-pct", o.question.reserve_pct, "Percent of the budget kept free",
+                     parse_reserve_pct)
+      ->default_str(default_text(o.question.reserve_pct));
+  app.add_option("--dtype", o.dtype, "bf16 or f32 (default: the model's torch_dtype, else bf16)");
+  add_checked_option(app, "--backend", o.backend,
+                     "Whose buffers to count: cpu or cuda (default: cuda when a GPU is visible)",
+                     [](const std::string& text) { return parse_backend_kind("--backend", text); });
+  add_checked_option(app, "--collective", o.collective,
+                     "Whose communication buffers each TP group holds: mpi, nccl or oneshot (default: nccl for "
+                     "cuda, mpi for cpu)",
+                     [](const std::string& text) { return parse_collective_kind("--collective", text); });
+  add_checked_option(app, "--table-entry-bytes", o.question.table_entry_bytes, "Bytes per block-table entry",
+                     [](const std::string& text) {
+                       return std::int64_t{parse_integer("--table-entry-bytes", text, 1)};
+                     })
+      ->default_str(std::to_string(o.question.table_entry_bytes));
+  app.add_option("-o,--output", o.output, "Results file (.h5), the ledger under /kv");
+  app.add_flag("--overwrite", o.overwrite, "Replace an existing results file");
+  app.add_flag("--json", o.json, "Print one JSON object instead of the tables");
+}
+
 KvCliPlan parse_kv_cli(const KvCliOptions& o) {
   KvCliPlan plan;
   plan.tp = o.tp;
-  plan.contexts = o.context;
-  plan.blocks = o.block;
-  plan.reserve_pct = o.reserve_pct;
-  plan.table_entry_bytes = o.table_entry_bytes;
+  plan.question = o.question;
+  KvQuestion& q = plan.question;
   plan.backend = o.backend.value_or(default_backend_kind());
   plan.collective = o.collective.value_or(default_collective_kind(plan.backend));
   require_collective_for_backend(plan.collective, plan.backend, "--collective");
 
   plan.config = load_model_config(o.model);
-  check_grid_fits_model(plan.config, plan.tp, plan.contexts);
+  check_grid_fits_model(plan.config, plan.tp, q.contexts);
 
   if (o.dtype.empty()) {
     plan.dtype = dtype_of_model(plan.config, &plan.dtype_source);
@@ -161,23 +162,24 @@ KvCliPlan parse_kv_cli(const KvCliOptions& o) {
   }
 
   const ModelConfig& m = plan.config;
+  q.kv_heads = m.num_kv_heads;
   if (!o.bytes_per_token) {
-    plan.bytes_per_token = kv_bytes_per_token(kv_cache_shape(m, plan.dtype));
+    q.logical_kv_bytes_per_token = kv_bytes_per_token(kv_cache_shape(m, plan.dtype));
     plan.bytes_per_token_source = fmt::format("{} layers x 2 x {} KV heads x {} head_dim x {} B", m.num_layers,
                                               m.num_kv_heads, m.head_dim, element_size(plan.dtype));
   } else {
-    plan.bytes_per_token = *o.bytes_per_token;
-    if (plan.bytes_per_token % m.num_kv_heads != 0)
+    q.logical_kv_bytes_per_token = *o.bytes_per_token;
+    if (q.logical_kv_bytes_per_token % m.num_kv_heads != 0)
       throw UsageError(fmt::format("--bytes-per-token: {} does not split evenly over the {} KV heads of {}",
-                                   plan.bytes_per_token, m.num_kv_heads, m.name));
+                                   q.logical_kv_bytes_per_token, m.num_kv_heads, m.name));
     plan.bytes_per_token_source = fmt::format("--bytes-per-token {}", *o.bytes_per_token);
   }
 
   if (o.lengths.empty()) {
-    for (int c : plan.contexts) plan.lengths.push_back(std::int64_t{c} + 1);
+    for (int c : q.contexts) q.lengths.push_back(std::int64_t{c} + 1);
     plan.lengths_source = "the --context grid (c + 1 tokens each)";
   } else {
-    plan.lengths = parse_lengths(o.lengths);
+    q.lengths = parse_lengths(o.lengths);
     plan.lengths_source = fmt::format("--lengths {}", o.lengths);
   }
   return plan;

@@ -25,15 +25,8 @@ namespace {
 // The question for every k: what the estimator says each device holds
 // besides its KV cache, at the ledger's dtype and the chosen backend's buffers.
 KvQuestion kv_question(const KvCliPlan& plan, const MemoryBudget& budget) {
-  KvQuestion q;
-  q.logical_kv_bytes_per_token = plan.bytes_per_token;
-  q.kv_heads = plan.config.num_kv_heads;
-  q.lengths = plan.lengths;
-  q.blocks = plan.blocks;
-  q.contexts = plan.contexts;
+  KvQuestion q = plan.question;
   q.budget_bytes = budget.bytes;
-  q.reserve_pct = plan.reserve_pct;
-  q.table_entry_bytes = plan.table_entry_bytes;
   for (int k : plan.tp) {
     // A TP-1 deployment makes no collective call, so it holds no communication buffers.
     const MemorySetup setup{plan.backend, plan.collective, dtype_memory_types(plan.dtype), k, false, k > 1};
@@ -54,10 +47,7 @@ int run_kv(const KvCliOptions& o, const Invocation& invocation) {
     answer = answer_kv_question(kv_question(plan, budget));
   });
   const RunMeta meta = collect_run_meta(ranks, invocation.argc, invocation.argv);
-  std::unique_ptr<ResultsFile> results;
-  validate_collectively(MPI_COMM_WORLD, [&] {
-    if (ranks.is_root() && !o.output.empty()) results = std::make_unique<ResultsFile>(o.output, o.overwrite, meta);
-  });
+  const std::unique_ptr<ResultsFile> results = open_results_on_root(ranks, o.output, o.overwrite, meta);
   if (!ranks.is_root()) return 0;
 
   KvPrintLabels labels;

@@ -106,19 +106,12 @@ struct MembwCommandOptions : BandwidthOptions {
 int run_membw(const MembwCommandOptions& o, const Invocation& invocation) {
   RankContext ranks;
   MembwOptions options;
-  std::unique_ptr<ResultsFile> results;
   validate_collectively(MPI_COMM_WORLD, [&] {
-    options.bytes = static_cast<std::size_t>(o.bytes.bytes);
-    if (options.bytes < sizeof(float))
-      throw UsageError(fmt::format("--bytes: invalid value '{}' (expected at least 4)", o.bytes.text));
-    options.warmup = o.warmup;
-    options.iters = o.iters;
+    options = o.probe_options<MembwOptions>(sizeof(float));
     ranks = bootstrap_ranks(MPI_COMM_WORLD, false);
   });
   const RunMeta meta = collect_run_meta(ranks, invocation.argc, invocation.argv);
-  validate_collectively(MPI_COMM_WORLD, [&] {
-    if (ranks.is_root() && !o.output.empty()) results = std::make_unique<ResultsFile>(o.output, o.overwrite, meta);
-  });
+  const std::unique_ptr<ResultsFile> results = open_results_on_root(ranks, o.output, o.overwrite, meta);
   const MembwResult mine = measure_read_bandwidth(MPI_COMM_WORLD, options);
   const std::vector<double> matrix = gather_membw(MPI_COMM_WORLD, results ? &results->h5() : nullptr, mine);
   if (!ranks.is_root()) return 0;

@@ -16,8 +16,9 @@ MemoryPlan check_grid_memory(const ModelConfig& config, const GridChoice& choice
   return plan;
 }
 
-void print_dry_run(const std::string& command, const ModelConfig& config, const GridChoice& choice,
-                   const MemoryPlan& plan) {
+bool finish_dry_run(const std::string& command, const RankContext& ranks, const ModelConfig& config,
+                    const GridChoice& choice, const MemoryPlan& plan) {
+  if (!choice.dry_run || !ranks.is_root()) return choice.dry_run;
   const MemoryEstimate& e = plan.largest;
   fmt::print("# {} --dry-run: {} ({} layers of {}), backend {}, collective {}\n", command, config.name,
              config.num_layers, config.num_layers_in_file, to_string(choice.backend), to_string(choice.collective));
@@ -29,6 +30,7 @@ void print_dry_run(const std::string& command, const ModelConfig& config, const 
              readable_bytes(e.activations), readable_bytes(e.workspaces), readable_bytes(e.comm_buffers));
   fmt::print("# may use per rank: {} ({}): fits, {} to spare; nothing was allocated or written\n",
              readable_bytes(plan.budget.bytes), plan.budget.source, readable_bytes(plan.budget.bytes - e.total()));
+  return true;
 }
 
 }  // namespace tpb

@@ -25,8 +25,9 @@ struct MemoryPlan {
 MemoryPlan check_grid_memory(const ModelConfig& config, const GridChoice& choice, MemorySetup setup,
                              const RankContext& ranks);
 
-// --dry-run, printed by world rank 0: the grid, the estimate per rank and the budget.
-void print_dry_run(const std::string& command, const ModelConfig& config, const GridChoice& choice,
-                   const MemoryPlan& plan);
+// Whether `choice` is a --dry-run, which ends the command here: world rank 0
+// prints the grid, the estimate per rank and the budget.
+bool finish_dry_run(const std::string& command, const RankContext& ranks, const ModelConfig& config,
+                    const GridChoice& choice, const MemoryPlan& plan);
 
 }  // namespace tpb

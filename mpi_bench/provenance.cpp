@@ -11,6 +11,7 @@
 #include <cstdlib>
 
 #include "common/clock.hpp"
+#include "mpi_bench/collective_validation.hpp"
 #include "mpi_bench/mpi_thread_level.hpp"
 #include "common/cuda_info.hpp"
 
@@ -97,6 +98,15 @@ RunMeta collect_run_meta(const RankContext& ranks, int argc, char** argv) {
     }
   }
   return meta;
+}
+
+std::unique_ptr<ResultsFile> open_results_on_root(const RankContext& ranks, const std::string& path, bool overwrite,
+                                                  const RunMeta& meta) {
+  std::unique_ptr<ResultsFile> results;
+  validate_collectively(MPI_COMM_WORLD, [&] {
+    if (ranks.is_root() && !path.empty()) results = std::make_unique<ResultsFile>(path, overwrite, meta);
+  });
+  return results;
 }
 
 void complete_results(const std::unique_ptr<ResultsFile>& results, const std::string& path, const char* said) {

@@ -35,18 +35,13 @@ int run_replay(const StepCliOptions& o, const Invocation& invocation) {
     memory = check_grid_memory(plan.config, plan,
                                MemorySetup{plan.backend, plan.collective, backend_memory_types(plan.backend), 1, false, false}, ranks);
   });
-  if (plan.dry_run) {
-    if (ranks.is_root()) print_dry_run("replay", plan.config, plan, memory);
-    return 0;
-  }
+  if (finish_dry_run("replay", ranks, plan.config, plan, memory)) return 0;
   const RunMeta meta = collect_run_meta(ranks, invocation.argc, invocation.argv);
-  std::unique_ptr<ResultsFile> results;
   std::unique_ptr<Backend> backend;
   validate_collectively(MPI_COMM_WORLD, [&] {
-    if (!ranks.is_root()) return;
-    backend = make_backend(plan.backend, plan.config);
-    if (!o.output.empty()) results = std::make_unique<ResultsFile>(o.output, o.overwrite, meta);
+    if (ranks.is_root()) backend = make_backend(plan.backend, plan.config);
   });
+  const std::unique_ptr<ResultsFile> results = open_results_on_root(ranks, o.output, o.overwrite, meta);
 
   if (ranks.is_root()) {
     if (results) write_model_config(results->h5(), model_config_record(plan.config));
@@ -65,7 +60,7 @@ int run_replay(const StepCliOptions& o, const Invocation& invocation) {
                                  true};
           report_progress("replay", fmt::format("k={} b={} c={}", k, batch, context));
           const StepTerms terms = run_step_point(*backend, nullptr, plan.config, info.point, plan.options, &weights);
-          const StepPointRecord record = single_rank_record(terms);
+          const StepPointRecord record = gather_step_point(MPI_COMM_SELF, 1, terms);
           if (results) {
             write_step_point(results->h5(), step_point_path(info), record,
                              step_point_attributes(info, plan.config, terms, nullptr));

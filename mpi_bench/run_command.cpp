@@ -82,10 +82,7 @@ int run_command(const RunOptions& options, const Invocation& invocation) {
   });
   StudyRuntime runtime = start_study_runtime(declaration);
   if (ablation) validate_collectively(MPI_COMM_WORLD, [&] { check_ablation_collective(runtime, *ablation); });
-  if (declaration.dry_run) {
-    if (runtime.ranks.is_root()) print_dry_run("run", runtime.config, declaration, runtime.memory);
-    return 0;
-  }
+  if (finish_dry_run("run", runtime.ranks, runtime.config, declaration, runtime.memory)) return 0;
   const RunMeta meta = collect_run_meta(runtime.ranks, invocation.argc, invocation.argv);
   const std::string out_dir = launch ? launch->out_dir : options.out_dir;
   const std::string campaign_sha256 = launch ? launch->campaign.sha256 : "";

@@ -10,18 +10,17 @@ void add_step_cli_options(CLI::App& app, StepCliOptions& o) {
   add_grid_options(app, o.grid);
   app.add_option("-o,--output", o.output, "Results file (.h5)");
   app.add_flag("--overwrite", o.overwrite, "Replace an existing results file");
-  app.add_flag("--graph", o.graph, "Capture the step once as a CUDA graph and replay it (cuda backend)");
-  app.add_flag("--profile", o.profile, "Time every operation with events on the cuda backend (perturbs the step)");
+  app.add_flag("--graph", o.step.graph, "Capture the step once as a CUDA graph and replay it (cuda backend)");
+  app.add_flag("--profile", o.step.profile, "Time every operation with events on the cuda backend (perturbs the step)");
 }
 
 StepCliPlan parse_step_cli(const StepCliOptions& o) {
   StepCliPlan plan;
   static_cast<GridChoice&>(plan) = parse_grid_options(o.grid);
+  plan.options = o.step;
   plan.options.warmup = plan.warmup_iters;
   plan.options.iters = plan.iters;
-  plan.options.graph = o.graph;
-  plan.options.profile = o.profile;
-  if (o.graph && plan.backend != BackendKind::cuda)
+  if (o.step.graph && plan.backend != BackendKind::cuda)
     throw UsageError(fmt::format("--graph: needs --backend cuda (the {} backend has no step graphs)",
                                  to_string(plan.backend)));
 

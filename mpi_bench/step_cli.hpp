@@ -19,13 +19,12 @@ struct StepCliOptions {
   GridOptions grid;    // --model, --tp, --batch, --context, --backend, --collective, --layers, -w, -n
   std::string output;  // -o FILE.h5; empty: print only
   bool overwrite = false;
-  bool graph = false;    // --graph: cuda backend only
-  bool profile = false;  // --profile
+  StepOptions step;  // --graph (cuda backend only), --profile, and the command's own (step: --no-comm, --check)
 };
 
 struct StepCliPlan : GridChoice {
   ModelConfig config;   // with --layers applied
-  StepOptions options;  // warmup, iters, graph and profile set; the rest is the command's
+  StepOptions options;  // as given, with the grid's warmup and iters
 };
 
 void add_step_cli_options(CLI::App& app, StepCliOptions& options);

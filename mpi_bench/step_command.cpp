@@ -28,9 +28,7 @@ namespace tpb {
 namespace {
 
 struct StepCommandOptions {
-  StepCliOptions common;  // the grid and timing options, -o, --graph, --profile
-  bool no_comm = false;
-  bool check = false;
+  StepCliOptions common;  // the grid and timing options, -o, --graph, --profile, --no-comm, --check
   bool no_timers = false;
   bool membw = false;
 };
@@ -63,36 +61,28 @@ int run_step(const StepCommandOptions& o, const Invocation& invocation) {
     plan = parse_step_cli(o.common);
     for (int k : plan.grid.tp) require_tp_degree(k, world_size);
     options = plan.options;
-    options.no_comm = o.no_comm;
-    options.check = o.check;
     options.timers = !o.no_timers;
     // A captured one-shot call would replay its epoch: peers would take a stale
     // slot for the new payload.
-    if (options.graph && plan.collective == CollectiveKind::oneshot && !o.no_comm)
+    if (options.graph && plan.collective == CollectiveKind::oneshot && !options.no_comm)
       throw UsageError("--graph: the oneshot collective cannot be replayed from a CUDA graph (each call carries its "
                        "epoch); use --collective nccl or --no-comm");
-    if (o.check && o.no_comm)
+    if (options.check && options.no_comm)
       throw UsageError("--check: cannot compare with TP-1 under --no-comm (its numerics are wrong by design)");
     ranks = bootstrap_ranks(MPI_COMM_WORLD, plan.backend == BackendKind::cuda);
-    if (plan.collective == CollectiveKind::oneshot && !o.no_comm)
+    if (plan.collective == CollectiveKind::oneshot && !options.no_comm)
       require_tp_groups_on_one_node(MPI_COMM_WORLD, plan.grid.tp, "--collective oneshot");
     memory = check_grid_memory(plan.config, plan,
                                MemorySetup{plan.backend, plan.collective, backend_memory_types(plan.backend), 1,
-                                           o.check, !o.no_comm},
+                                           options.check, !options.no_comm},
                                ranks);
   });
-  if (plan.dry_run) {
-    if (ranks.is_root()) print_dry_run("step", plan.config, plan, memory);
-    return 0;
-  }
+  if (finish_dry_run("step", ranks, plan.config, plan, memory)) return 0;
   const RunMeta meta = collect_run_meta(ranks, invocation.argc, invocation.argv);
-  std::unique_ptr<ResultsFile> results;
   std::unique_ptr<Backend> backend;
-  validate_collectively(MPI_COMM_WORLD, [&] {
-    backend = make_backend(plan.backend, plan.config);
-    if (ranks.is_root() && !o.common.output.empty())
-      results = std::make_unique<ResultsFile>(o.common.output, o.common.overwrite, meta);
-  });
+  validate_collectively(MPI_COMM_WORLD, [&] { backend = make_backend(plan.backend, plan.config); });
+  const std::unique_ptr<ResultsFile> results =
+      open_results_on_root(ranks, o.common.output, o.common.overwrite, meta);
   if (results) {
     write_model_config(results->h5(), model_config_record(plan.config));
     results->flush();
@@ -169,8 +159,10 @@ void add_step_command(CLI::App& root, CommandList& commands) {
       "The TP-k decode step for every (k, batch, context), timed per term and per rank, to HDF5",
       [](CLI::App& app, StepCommandOptions& o) {
         add_step_cli_options(app, o.common);
-        app.add_flag("--no-comm", o.no_comm, "Skip the collectives: the compute term alone (numerics wrong for k > 1)");
-        app.add_flag("--check", o.check, "Before timing: TP-k logits and tokens against TP-1, NaN/Inf per layer");
+        app.add_flag("--no-comm", o.common.step.no_comm,
+                     "Skip the collectives: the compute term alone (numerics wrong for k > 1)");
+        app.add_flag("--check", o.common.step.check,
+                     "Before timing: TP-k logits and tokens against TP-1, NaN/Inf per layer");
         app.add_flag("--no-timers", o.no_timers,
                      "Turn the cpu backend's per-operation timers off (to measure their cost)");
         app.add_flag("--membw", o.membw, "Also measure memory read bandwidth first and report weight_GBps against it");

@@ -51,21 +51,6 @@ StepPointRecord gather_step_point(MPI_Comm comm, int tp, const StepTerms& mine) 
   return record;
 }
 
-StepPointRecord single_rank_record(const StepTerms& terms) {
-  StepPointRecord record;
-  record.iters = static_cast<int>(terms.t_rank_us.size());
-  record.ranks = 1;
-  record.groups = 1;
-  record.t_step_us = terms.t_rank_us;
-  record.t_rank_us = terms.t_rank_us;
-  record.t_host_us = terms.t_host_us;
-  record.t_ar_insitu_us = terms.t_ar_insitu_us;
-  record.t_ag_insitu_us = terms.t_ag_insitu_us;
-  record.phase_us = named_phases(terms.phase_us);
-  record.tp_group = {0};
-  return record;
-}
-
 std::string step_point_path(const StepRunInfo& info) {
   return step_point_path(step_root_for(info.replay, info.options.graph, info.options.no_comm), info.point.tp,
                          info.point.batch, info.point.context);

@@ -25,11 +25,9 @@ struct StepRunInfo {
 
 // Collective over `comm`: every rank's terms to rank 0 of `comm`, with t_step
 // the slowest rank of each group of `tp` consecutive ranks (one column per group). Only rank 0's
-// return value is filled.
+// return value is filled. Over MPI_COMM_SELF with tp 1: one rank's terms as a
+// record of one column (replay).
 StepPointRecord gather_step_point(MPI_Comm comm, int tp, const StepTerms& mine);
-
-// A single rank's terms as a record (replay: one column).
-StepPointRecord single_rank_record(const StepTerms& terms);
 
 // The point's attributes; `root_terms` are the gathering rank's own (what ran,
 // and its group's check), `group` its TP group's communicator (null for a

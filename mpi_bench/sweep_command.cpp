@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -41,16 +40,11 @@ struct SweepCommandOptions {
   ByteSize max_bytes{16 << 20, "16M"};         // -e
   int step_factor = 2;                         // -f
   std::optional<ByteSize> step_bytes;          // -i (wins over -f when given)
-  int warmup_iters = 5;                        // -w
-  int iters = 20;                              // -n
-  int check_iters = 1;                         // -c
+  SweepOptions sweep;                          // -w, -n, -c, -G, -z, --batch-calls; parse_plan sets the rest
   std::string datatype = "float";              // -d
-  int graph_calls = 0;                         // -G
-  bool blocking = false;                       // -z 0|1
   std::optional<CollectiveKind> collective;    // --collective; absent: nccl with a GPU, else mpi
   std::optional<CollectiveKind> backend;       // --backend: the former spelling of --collective (hidden)
   std::string timing = "per-call";             // --timing
-  int batch_calls = 100;                       // --batch-calls
   std::vector<int> tp;                         // empty: every k dividing the world size
   std::string operations = "allreduce";
   std::string output;                          // -o FILE.h5
@@ -93,6 +87,7 @@ std::vector<std::string> split_names(const std::string& text) {
 
 SweepPlan parse_plan(const SweepCommandOptions& o, int world_size) {
   SweepPlan plan;
+  plan.sweep = o.sweep;
   plan.min_bytes = o.min_bytes.bytes;
   plan.max_bytes = o.max_bytes.bytes;
   if (plan.min_bytes == 0) throw UsageError("-b/--minbytes: 0 is not a payload (expected at least one element)");
@@ -109,14 +104,8 @@ SweepPlan parse_plan(const SweepCommandOptions& o, int world_size) {
     throw UsageError(fmt::format("-i/--stepbytes: {} gives {} sizes from {} to {} (at most {})",
                                  o.step_bytes ? o.step_bytes->text : "", plan.sweep.sizes_bytes.size(),
                                  o.min_bytes.text, o.max_bytes.text, kMaxSizes));
-  plan.sweep.warmup_iters = o.warmup_iters;
-  plan.sweep.iters = o.iters;
-  plan.sweep.check_iters = o.check_iters;
-  plan.sweep.graph_calls = o.graph_calls;
-  plan.sweep.blocking = o.blocking;
   plan.sweep.type = parse_datatype(o.datatype);
   plan.sweep.timing = parse_sweep_timing(o.timing);
-  plan.sweep.batch_calls = o.batch_calls;
 
   if (o.collective && o.backend)
     throw UsageError(fmt::format("--collective: '{}' given together with --backend '{}' (give one)",
@@ -136,7 +125,7 @@ SweepPlan parse_plan(const SweepCommandOptions& o, int world_size) {
                                  "only)",
                                  o.datatype, flag, to_string(plan.collective)));
   if (plan.collective != CollectiveKind::nccl && plan.sweep.graph_calls > 0)
-    throw UsageError(fmt::format("-G/--cudagraph: {} needs {} nccl (CUDA graphs)", o.graph_calls, flag));
+    throw UsageError(fmt::format("-G/--cudagraph: {} needs {} nccl (CUDA graphs)", o.sweep.graph_calls, flag));
 
   plan.tp_degrees = o.tp.empty() ? tp_degrees_for(world_size) : o.tp;
   for (int k : plan.tp_degrees) require_tp_degree(k, world_size);
@@ -197,12 +186,6 @@ std::size_t find_bandwidth_cliff(const TpSweep& tp) {
   return 0;
 }
 
-// malloc tuning changes large MPI all-reduce times tenfold (see kLiftMmapCliff).
-std::string glibc_tunables() {
-  const char* value = std::getenv("GLIBC_TUNABLES");
-  return value != nullptr ? value : "(unset)";
-}
-
 void print_header(const SweepPlan& plan, const RankContext& ranks) {
   fmt::print("# tpbench {} sweep: {} ranks, collective {} on {} memory, TP degrees {}\n", TPB_TOOL_VERSION,
              ranks.size, to_string(plan.collective), to_string(plan.memory),
@@ -252,10 +235,10 @@ int run_sweep(const SweepCommandOptions& options, const Invocation& invocation) 
       require_tp_groups_on_one_node(MPI_COMM_WORLD, plan.tp_degrees, "--collective oneshot");
   });
   const RunMeta meta = collect_run_meta(ranks, invocation.argc, invocation.argv);
-  std::unique_ptr<ResultsFile> results;
+  const std::unique_ptr<ResultsFile> results =
+      open_results_on_root(ranks, options.output, options.overwrite, meta);
   validate_collectively(MPI_COMM_WORLD, [&] {
     if (!ranks.is_root()) return;
-    if (!options.output.empty()) results = std::make_unique<ResultsFile>(options.output, options.overwrite, meta);
     // Fail now, not after the sweep, when a table file cannot be written.
     for (const std::string& path : {options.csv, options.json})
       if (!path.empty() && !std::ofstream(path, std::ios::app).good())
@@ -279,15 +262,8 @@ int run_sweep(const SweepCommandOptions& options, const Invocation& invocation) 
       for (std::size_t s = 0; s < tp.bytes.size(); ++s) total_wrong += tp.wrong[s] + tp.wrong_inplace[s];
       if (!ranks.is_root()) continue;
       const std::optional<SweepFits> fits = fit_sweep(tp);
-      SweepParameters parameters;
-      parameters.warmup_iters = plan.sweep.warmup_iters;
-      parameters.check_iters = plan.sweep.check_iters;
-      parameters.graph_calls = plan.sweep.graph_calls;
-      parameters.blocking = plan.sweep.blocking;
-      parameters.timing = to_string(plan.sweep.timing);
-      parameters.batch_calls = plan.sweep.timing == SweepTiming::batch ? plan.sweep.batch_calls : 0;
+      SweepParameters parameters = sweep_parameters(plan.sweep);
       parameters.bandwidth_cliff_bytes = plan.collective == CollectiveKind::mpi ? find_bandwidth_cliff(tp) : 0;
-      parameters.glibc_tunables = glibc_tunables();
       const std::vector<SweepRow> group_rows = sweep_rows(tp);
       fmt::print("# {} k={}: {} group(s) of {} rank(s), the slowest group reported\n{}", tp.operation, k,
                  tp.n_groups, k, table_header());
@@ -328,16 +304,16 @@ void add_sweep_command(CLI::App& root, CommandList& commands) {
         add_count_option(app, "-f,--stepfactor", "-f/--stepfactor", o.step_factor, 2, "Multiply the size by this factor");
         add_checked_option(app, "-i,--stepbytes", o.step_bytes, "Add this many bytes per step (instead of -f)",
                            [](const std::string& text) { return ByteSize{parse_bytes("-i/--stepbytes", text), text}; });
-        add_count_option(app, "-w,--warmup_iters", "-w/--warmup_iters", o.warmup_iters, 0,
+        add_count_option(app, "-w,--warmup_iters", "-w/--warmup_iters", o.sweep.warmup_iters, 0,
                          "Untimed calls at each end of the range");
-        add_count_option(app, "-n,--iters", "-n/--iters", o.iters, 1, "Timed samples per size, each kept");
-        add_count_option(app, "-c,--check", "-c/--check", o.check_iters, 0,
+        add_count_option(app, "-n,--iters", "-n/--iters", o.sweep.iters, 1, "Timed samples per size, each kept");
+        add_count_option(app, "-c,--check", "-c/--check", o.sweep.check_iters, 0,
                          "Verified calls per size (outside the timed loop)");
         app.add_option("-d,--datatype", o.datatype, "float, bf16 or half (bf16/half: device memory only)")
             ->capture_default_str();
-        add_count_option(app, "-G,--cudagraph", "-G/--cudagraph", o.graph_calls, 0,
+        add_count_option(app, "-G,--cudagraph", "-G/--cudagraph", o.sweep.graph_calls, 0,
                          "Capture N calls in a CUDA graph, one replay per sample (NCCL)");
-        add_checked_option(app, "-z,--blocking", o.blocking, "1: barrier (untimed) before every sample",
+        add_checked_option(app, "-z,--blocking", o.sweep.blocking, "1: barrier (untimed) before every sample",
                            [](const std::string& text) {
                              if (text != "0" && text != "1")
                                throw UsageError(
@@ -349,7 +325,7 @@ void add_sweep_command(CLI::App& root, CommandList& commands) {
                        "per-call: one clock read per call, every call kept; batch: --batch-calls calls between two "
                        "clock reads per sample (IMB, nccl-tests)")
             ->capture_default_str();
-        add_count_option(app, "--batch-calls", "--batch-calls", o.batch_calls, 1,
+        add_count_option(app, "--batch-calls", "--batch-calls", o.sweep.batch_calls, 1,
                          "Back-to-back calls per sample with --timing batch");
         add_checked_option(app, "--collective", o.collective,
                            "mpi, nccl or oneshot (default: nccl when a GPU is visible, else mpi); oneshot works "

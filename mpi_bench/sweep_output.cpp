@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <cstdlib>
 
 namespace tpb {
 namespace {
@@ -18,6 +19,11 @@ std::vector<double> column(const std::vector<PointSummary>& summaries, double Po
   return values;
 }
 
+// Where a collective's sweeps are stored.
+SweepRoot sweep_root_of(const CollectiveSpec& spec) {
+  return &spec == &all_gather_spec() ? SweepRoot::all_gather : SweepRoot::all_reduce;
+}
+
 }  // namespace
 
 std::optional<SweepFits> fit_sweep(const TpSweep& tp) {
@@ -31,8 +37,19 @@ std::string fit_skipped_reason(const TpSweep& tp) {
   return fmt::format("one message size ({} B): a latency-bandwidth fit needs at least two", tp.bytes.front());
 }
 
-SweepRoot sweep_root_of(const CollectiveSpec& spec) {
-  return &spec == &all_gather_spec() ? SweepRoot::all_gather : SweepRoot::all_reduce;
+std::string glibc_tunables() {
+  const char* value = std::getenv("GLIBC_TUNABLES");
+  return value != nullptr ? value : "(unset)";
+}
+
+SweepParameters sweep_parameters(const SweepOptions& options) {
+  return {.warmup_iters = options.warmup_iters,
+          .check_iters = options.check_iters,
+          .graph_calls = options.graph_calls,
+          .blocking = options.blocking,
+          .timing = to_string(options.timing),
+          .batch_calls = options.timing == SweepTiming::batch ? options.batch_calls : 0,
+          .glibc_tunables = glibc_tunables()};
 }
 
 void write_tp_sweep(H5File& file, const TpSweep& tp, const std::optional<SweepFits>& fits,

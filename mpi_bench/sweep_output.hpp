@@ -18,8 +18,13 @@ namespace tpb {
 std::optional<SweepFits> fit_sweep(const TpSweep& tp);
 std::string fit_skipped_reason(const TpSweep& tp);
 
-// Where a collective's sweeps are stored.
-SweepRoot sweep_root_of(const CollectiveSpec& spec);
+// GLIBC_TUNABLES as this rank sees it, or "(unset)": malloc tuning changes
+// large MPI all-reduce times tenfold (the 32 MiB cliff).
+std::string glibc_tunables();
+
+// The run parameters a sweep group records for `options`, GLIBC_TUNABLES
+// included; no bandwidth cliff (the caller's to detect).
+SweepParameters sweep_parameters(const SweepOptions& options);
 
 // Writes (or replaces) the sweep group of tp's collective and k; without
 // fits, the group's fit_skipped attribute says why.

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdlib>
 
 #include "collectives/communicator_factory.hpp"
 #include "collectives/tp_sweep.hpp"
@@ -60,12 +59,7 @@ void sweep_collective(StudyRuntime& rt, ResultsFile* file, Communicator& world, 
                                    options.sizes_bytes.front(), options.sizes_bytes.back()));
     const TpSweep tp = run_tp_sweep(world, k, spec, options);
     if (file) {
-      SweepParameters parameters;
-      parameters.warmup_iters = options.warmup_iters;
-      parameters.check_iters = options.check_iters;
-      const char* tunables = std::getenv("GLIBC_TUNABLES");
-      parameters.glibc_tunables = tunables ? tunables : "(unset)";
-      write_tp_sweep(file->h5(), tp, fit_sweep(tp), parameters, under);
+      write_tp_sweep(file->h5(), tp, fit_sweep(tp), sweep_parameters(options), under);
       file->flush();
     }
   }

@@ -7,6 +7,7 @@
 
 #include "common/error.hpp"
 #include "common/parse.hpp"
+#include "mpi_bench/checked_option.hpp"
 #include "tp_decoder/shard_plan.hpp"
 
 namespace tpb {
@@ -21,18 +22,12 @@ void add_decision_flags(CLI::App& app, DecisionFlags& f) {
 DecisionDeclaration parse_decision_flags(const DecisionFlags& f, const std::vector<int>& measured_tp) {
   DecisionDeclaration d;
   if (!f.tpot_slo.empty()) {
-    double value = 0;
-    std::size_t used = 0;
-    try {
-      value = std::stod(f.tpot_slo, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != f.tpot_slo.size() || !std::isfinite(value) || value <= 0)
+    const std::optional<double> value = whole_number(f.tpot_slo);
+    if (!value || !std::isfinite(*value) || *value <= 0)
       throw UsageError(fmt::format("--tpot-slo: invalid value '{}' (expected a positive number of milliseconds, "
                                    "e.g. 50)",
                                    f.tpot_slo));
-    d.tpot_slo_ms = value;
+    d.tpot_slo_ms = *value;
   }
   if (!f.predict_tp.empty()) {
     d.predict_tp = parse_int_list("--predict-tp", f.predict_tp, 1);

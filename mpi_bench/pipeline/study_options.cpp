@@ -56,16 +56,10 @@ DesignClaims parse_design_claims(const DesignClaimFlags& flags) {
     claims.time_budget_s = static_cast<double>(parse_integer("--time-budget", flags.time_budget, 0));
   if (!flags.seed.empty()) claims.seed = static_cast<std::uint64_t>(parse_integer("--seed", flags.seed, 0));
   if (!flags.alpha.empty()) {
-    std::size_t used = 0;
-    double value = -1;
-    try {
-      value = std::stod(flags.alpha, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != flags.alpha.size() || !(value > 0 && value < 1))
+    const std::optional<double> alpha = whole_number(flags.alpha);
+    if (!alpha || !(*alpha > 0 && *alpha < 1))
       throw UsageError(fmt::format("--alpha: '{}' is not a probability in (0, 1)", flags.alpha));
-    claims.family_alpha = value;
+    claims.family_alpha = *alpha;
   }
   return claims;
 }
@@ -90,17 +84,11 @@ void add_outside_form_option(CLI::App& app, std::vector<std::string>& name_equal
 std::string default_kill_switch_text() { return fmt::format("{:g}", kDefaultKillSwitchPct); }
 
 double parse_kill_switch(const std::string& text) {
-  double value = 0;
-  std::size_t used = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || text.empty())
+  const std::optional<double> value = whole_number(text);
+  if (!value)
     throw UsageError(fmt::format("--kill-switch: '{}' is not a number (a MAPE threshold in percent, e.g. 15)", text));
-  kill_switch_table(value);  // range check, same message as everywhere
-  return value;
+  kill_switch_table(*value);  // range check, same message as everywhere
+  return *value;
 }
 
 }  // namespace tpb

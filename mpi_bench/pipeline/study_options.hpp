@@ -29,7 +29,7 @@ struct StudyFlags {
   // is as large over one step as over many, and short visits buy more rounds.
   static GridOptions study_grid_defaults() {
     GridOptions g;
-    g.tp = {1, 2};
+    g.choice.grid.tp = {1, 2};
     return g;
   }
 };
