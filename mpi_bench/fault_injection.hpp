@@ -43,7 +43,6 @@ class FaultInjector {
   // Counts reports of `stage` and fires the fault on the configured one.
   // stall never returns; kill does not either; throw_error throws tpb::Error.
   void on_progress(std::string_view stage);
-  bool armed() const { return spec_.has_value(); }
 
  private:
   std::optional<FaultSpec> spec_;  // empty unless it targets this rank

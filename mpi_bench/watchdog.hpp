@@ -43,7 +43,6 @@ class Watchdog {
   Watchdog& operator=(const Watchdog&) = delete;
 
   void progress(std::string_view stage, std::string_view point);
-  int timeout_s() const { return timeout_s_; }
 
   // "tpbench: timeout: [rank 1 on node7] stage sweep, point bytes=64 KiB: no
   // progress for 600 s (last progress 2026-11-30T04:30:00Z); ending the job"

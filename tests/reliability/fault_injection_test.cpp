@@ -40,11 +40,9 @@ INSTANTIATE_TEST_SUITE_P(Grammar, BadFaultSpec,
 
 TEST(FaultInjector, ThrowsOnTheNthReportOfItsStageOnItsRankOnly) {
   FaultInjector other_rank(parse_fault_spec("1:sweep:throw:2"), /*rank=*/0);
-  EXPECT_FALSE(other_rank.armed());
   for (int i = 0; i < 5; ++i) EXPECT_NO_THROW(other_rank.on_progress("sweep"));
 
   FaultInjector injector(parse_fault_spec("1:sweep:throw:2"), /*rank=*/1);
-  ASSERT_TRUE(injector.armed());
   EXPECT_NO_THROW(injector.on_progress("step"));   // other stages do not count
   EXPECT_NO_THROW(injector.on_progress("sweep"));  // first report: not yet
   try {
