@@ -83,9 +83,6 @@ struct SweepResult {
 // Collective over `group`; every rank passes the same options and gets the
 // whole group's result.
 SweepResult run_collective_sweep(Communicator& group, const CollectiveSpec& spec, const SweepOptions& options);
-inline SweepResult run_allreduce_sweep(Communicator& group, const SweepOptions& options) {
-  return run_collective_sweep(group, all_reduce_spec(), options);
-}
 
 // time_us is [iteration][rank] with `ranks` columns; a point of payload `bytes`.
 PointSummary summarize_times(const std::vector<double>& time_us, int ranks, std::size_t bytes, double bus_factor);

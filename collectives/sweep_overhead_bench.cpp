@@ -1,8 +1,9 @@
 // sweep_overhead_bench: does the sweep harness report what a bare
 // MPI_Allreduce loop measures? On the same ranks, at each size from 8 B to
 // 16 MiB, alternates a minimal timed loop of MPI_Allreduce calls with the
-// harness (run_allreduce_sweep, one size) and prints harness/raw per size and
-// its median. Repetitions are interleaved so both see the same machine state.
+// harness (run_collective_sweep of all_reduce_spec, one size) and prints
+// harness/raw per size and its median. Repetitions are interleaved so both
+// see the same machine state.
 // Usage: mpirun -np N sweep_overhead_bench [repetitions] [iters]
 #include <fmt/format.h>
 #include <mpi.h>
@@ -57,7 +58,7 @@ int run(int argc, char** argv) {
       options.sizes_bytes = {sizes[s]};
       options.iters = iters;
       options.warmup_iters = kWarmupCalls;
-      harness[s].push_back(run_allreduce_sweep(*world, options).points[0].out_of_place.time_us);
+      harness[s].push_back(run_collective_sweep(*world, all_reduce_spec(), options).points[0].out_of_place.time_us);
     }
   if (world->rank() != 0) return 0;
 

@@ -82,7 +82,7 @@ TEST(BatchCheck, CatchesAResultLeftOverFromThePreviousCall) {
   StaleCommunicator stale(make_communicator("mpi", MPI_COMM_WORLD));
   SweepOptions options = batch_options(1);
   options.sizes_bytes = {4 * 17, 4 * 4099};
-  const SweepResult result = run_allreduce_sweep(stale, options);
+  const SweepResult result = run_collective_sweep(stale, all_reduce_spec(), options);
   for (const SweepPoint& point : result.points) {
     SCOPED_TRACE("count " + std::to_string(point.count));
     EXPECT_GT(point.wrong[static_cast<std::size_t>(stale.rank())], 0);
@@ -103,9 +103,9 @@ TEST(TimingOverhead, MeasuredInBothModes) {
   SweepOptions options;
   options.sizes_bytes = {8};
   options.iters = 50;
-  const SweepResult per_call = run_allreduce_sweep(*world, options);
+  const SweepResult per_call = run_collective_sweep(*world, all_reduce_spec(), options);
   options.timing = SweepTiming::batch;
-  const SweepResult batch = run_allreduce_sweep(*world, options);
+  const SweepResult batch = run_collective_sweep(*world, all_reduce_spec(), options);
   // One clock read costs tens of nanoseconds; a loaded machine stretches it,
   // but never to the milliseconds of a broken measurement.
   EXPECT_GT(per_call.timing_overhead_us, 0.0);

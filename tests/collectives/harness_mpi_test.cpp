@@ -79,7 +79,7 @@ TEST(Harness, CheckCatchesOneDamagedElementPerCall) {
   CorruptingCommunicator broken(make_communicator("mpi", MPI_COMM_WORLD));
   SweepOptions options = odd_size_options(1);
   options.check_iters = 3;
-  const SweepResult result = run_allreduce_sweep(broken, options);
+  const SweepResult result = run_collective_sweep(broken, all_reduce_spec(), options);
   for (const SweepPoint& point : result.points) {
     // One damaged element per checked call on the last rank only, both placements.
     EXPECT_EQ(point.wrong.back(), options.check_iters);
@@ -125,7 +125,7 @@ class StreamRecordingCommunicator final : public DelegatingCommunicator {
 TEST(Harness, HostCopiesRunOnTheCollectivesStream) {
   StreamRecordingCommunicator recorder(make_communicator("mpi", MPI_COMM_WORLD));
   const SweepOptions options = odd_size_options(1);
-  const SweepResult result = run_allreduce_sweep(recorder, options);
+  const SweepResult result = run_collective_sweep(recorder, all_reduce_spec(), options);
   for (const SweepPoint& point : result.points) EXPECT_EQ(total(point.wrong) + total(point.wrong_inplace), 0);
   // Per point and placement, check_iters checks of one or two copies in and one out.
   ASSERT_GE(recorder.copy_streams.size(), 2 * options.sizes_bytes.size() * options.check_iters * 2);

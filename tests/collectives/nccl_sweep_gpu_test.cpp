@@ -68,7 +68,7 @@ TEST_F(NcclSweep, GraphCaptureAndReplayIsCorrectAndTimed) {
   options.iters = 5;
   options.graph_calls = 4;
   options.blocking = true;
-  const SweepResult result = run_allreduce_sweep(*world_, options);
+  const SweepResult result = run_collective_sweep(*world_, all_reduce_spec(), options);
   for (const SweepPoint& point : result.points) {
     EXPECT_EQ(total(point.wrong) + total(point.wrong_inplace), 0);
     for (double t : point.time_us) EXPECT_GT(t, 0.0);
