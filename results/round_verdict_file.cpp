@@ -100,16 +100,14 @@ void write_aa_cells(hid_t root, const AaControl& aa) {
 void write_straggler(hid_t root, int k, const StragglerTerm& term, const std::vector<std::string>& placements) {
   const std::string prefix = fmt::format("straggler_k{}", k);
   write_interval(root, prefix, term.straggler_pct);
-  std::vector<double> slowdown;
-  for (const RankSlowdown& rank : term.ranks) slowdown.push_back(rank.slowdown_pct.estimate);
-  write_attribute(root, prefix + "_rank_slowdown_pct", slowdown);
-  std::vector<double> slowdown_low, slowdown_high;  // NaN where not formed
+  std::vector<double> slowdown, slowdown_low, slowdown_high;  // bounds NaN where not formed
   for (const RankSlowdown& rank : term.ranks) {
+    slowdown.push_back(rank.slowdown_pct.estimate);
     slowdown_low.push_back(rank.slowdown_pct.formed ? rank.slowdown_pct.low : std::nan(""));
     slowdown_high.push_back(rank.slowdown_pct.formed ? rank.slowdown_pct.high : std::nan(""));
   }
-  write_attribute(root, prefix + "_rank_slowdown_low_pct", slowdown_low);
-  write_attribute(root, prefix + "_rank_slowdown_high_pct", slowdown_high);
+  write_attributes(root, {{prefix + "_rank_slowdown_pct", slowdown}, {prefix + "_rank_slowdown_low_pct", slowdown_low},
+                          {prefix + "_rank_slowdown_high_pct", slowdown_high}});
   if (term.systematic_rank >= 0) {
     write_attribute(root, prefix + "_systematic_rank", std::int64_t{term.systematic_rank});
     write_attribute(root, fmt::format("warning_systematic_imbalance_k{}", k),
@@ -261,15 +259,15 @@ AaControl read_aa(hid_t root, int rounds) {
   return aa;
 }
 
-// A stored interval in percent (not in ln): its estimate, and its bounds where formed.
-RoundInterval read_pct_interval(hid_t root, const std::string& name, const std::string& low_name,
-                                const std::string& high_name) {
+// What write_interval stored under `prefix`, in percent (not in ln): its
+// estimate, and its bounds where formed.
+RoundInterval read_pct_interval(hid_t root, const std::string& prefix) {
   RoundInterval i;
-  i.estimate = read_double_attribute(root, name);
-  i.formed = has_attribute(root, low_name) && has_attribute(root, high_name);
+  i.estimate = read_double_attribute(root, prefix + "_pct");
+  i.formed = has_attribute(root, prefix + "_low_pct") && has_attribute(root, prefix + "_high_pct");
   if (i.formed) {
-    i.low = read_double_attribute(root, low_name);
-    i.high = read_double_attribute(root, high_name);
+    i.low = read_double_attribute(root, prefix + "_low_pct");
+    i.high = read_double_attribute(root, prefix + "_high_pct");
   }
   return i;
 }
@@ -278,7 +276,7 @@ std::optional<StragglerTerm> read_straggler(hid_t root, int k) {
   const std::string prefix = fmt::format("straggler_k{}", k);
   if (!has_attribute(root, prefix + "_pct")) return std::nullopt;
   StragglerTerm term;
-  term.straggler_pct = read_pct_interval(root, prefix + "_pct", prefix + "_low_pct", prefix + "_high_pct");
+  term.straggler_pct = read_pct_interval(root, prefix);
   const auto slowdown = read_double_list_attribute(root, prefix + "_rank_slowdown_pct");
   const auto low = read_double_list_attribute(root, prefix + "_rank_slowdown_low_pct");
   const auto high = read_double_list_attribute(root, prefix + "_rank_slowdown_high_pct");
@@ -306,8 +304,7 @@ RoundsEvaluation read_round_verdicts(const H5File& file, const Registration& r) 
   e.family_cells = static_cast<int>(read_integer_attribute(root, "family_cells"));
   e.aa = read_aa(root, e.rounds);
   if (has_attribute(root, "control_same_node_spread_pct"))
-    e.same_node_spread_pct = read_pct_interval(root, "control_same_node_spread_pct", "control_same_node_spread_low_pct",
-                                               "control_same_node_spread_high_pct");
+    e.same_node_spread_pct = read_pct_interval(root, "control_same_node_spread");
   for (int k : r.grid.tp)
     if (auto term = read_straggler(root, k)) e.straggler[k] = std::move(*term);
   for (const ModelForm& form : judged_forms(r))
