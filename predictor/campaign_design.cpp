@@ -24,14 +24,21 @@ T field(const ordered_json& object, const char* name) {
 // The keys of its workload and study sections, in document order: one list
 // for the writer and the reader.
 constexpr auto kWorkloadMembers = [](auto&& visit, auto& d) {
-  visit("model", d.model), visit("config_sha256", d.config_sha256);
-  visit("backend", d.backend), visit("collective", d.collective);
-  visit("layers", d.layers), visit("warmup_iters", d.warmup_iters), visit("iters", d.iters);
+  visit("model", d.model);
+  visit("config_sha256", d.config_sha256);
+  visit("backend", d.backend);
+  visit("collective", d.collective);
+  visit("layers", d.layers);
+  visit("warmup_iters", d.warmup_iters);
+  visit("iters", d.iters);
 };
 
 constexpr auto kStudyMembers = [](auto&& visit, auto& d) {
-  visit("sweep_iters", d.sweep_iters), visit("calibration_rounds", d.calibration_rounds);
-  visit("rounds", d.rounds), visit("time_budget_s", d.time_budget_s), visit("seed", d.seed);
+  visit("sweep_iters", d.sweep_iters);
+  visit("calibration_rounds", d.calibration_rounds);
+  visit("rounds", d.rounds);
+  visit("time_budget_s", d.time_budget_s);
+  visit("seed", d.seed);
 };
 
 std::string list_text(const std::vector<int>& values) { return fmt::format("{}", fmt::join(values, ",")); }

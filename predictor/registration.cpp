@@ -15,33 +15,53 @@ using nlohmann::ordered_json;
 // The keys of each record below as the registration spells them, in
 // document order: one list for the writer and the reader (json_field.hpp).
 constexpr auto kTermMembers = [](auto&& visit, auto& t) {
-  visit("compute_us", t.compute_us), visit("collective_us", t.collective_us), visit("host_us", t.host_us);
+  visit("compute_us", t.compute_us);
+  visit("collective_us", t.collective_us);
+  visit("host_us", t.host_us);
 };
 
 constexpr auto kCellInputMembers = [](auto&& visit, auto& cell) {
-  visit("k", cell.inputs.k), visit("batch", cell.batch), visit("context", cell.context);
-  visit("ar_bytes", cell.ar_bytes), visit("ag_bytes", cell.ag_bytes);
-  visit("t_compute1_us", cell.inputs.t_compute1_us), visit("t_host_us", cell.inputs.t_host_us);
+  visit("k", cell.inputs.k);
+  visit("batch", cell.batch);
+  visit("context", cell.context);
+  visit("ar_bytes", cell.ar_bytes);
+  visit("ag_bytes", cell.ag_bytes);
+  visit("t_compute1_us", cell.inputs.t_compute1_us);
+  visit("t_host_us", cell.inputs.t_host_us);
   visit("t_replay_us", cell.inputs.t_replay_us);
-  visit("n_ar", cell.inputs.n_ar), visit("t_ar_sweep_us", cell.inputs.t_ar_sweep_us);
-  visit("n_ag", cell.inputs.n_ag), visit("t_ag_sweep_us", cell.inputs.t_ag_sweep_us);
+  visit("n_ar", cell.inputs.n_ar);
+  visit("t_ar_sweep_us", cell.inputs.t_ar_sweep_us);
+  visit("n_ag", cell.inputs.n_ag);
+  visit("t_ag_sweep_us", cell.inputs.t_ag_sweep_us);
 };
 
 constexpr auto kPredictionMembers = [](auto&& visit, auto& p) {
-  visit("form", p.form), visit("k", p.k), visit("batch", p.batch), visit("context", p.context);
+  visit("form", p.form);
+  visit("k", p.k);
+  visit("batch", p.batch);
+  visit("context", p.context);
   visit("t_step_us", p.prediction.t_step_us);
 };
 
 constexpr auto kSourceMembers = [](auto&& visit, auto& s) {
-  visit("results_file", s.results_file), visit("datasets", s.datasets), visit("datasets_sha256", s.datasets_sha256);
+  visit("results_file", s.results_file);
+  visit("datasets", s.datasets);
+  visit("datasets_sha256", s.datasets_sha256);
 };
 
 constexpr auto kWorkloadMembers = [](auto&& visit, auto& w) {
-  visit("model", w.model), visit("config_path", w.config_path), visit("config_sha256", w.config_sha256);
-  visit("layers", w.layers), visit("hidden_size", w.hidden_size), visit("vocab_size", w.vocab_size);
-  visit("bytes_per_element", w.bytes_per_element), visit("backend", w.backend);
-  visit("warmup_iters", w.warmup_iters), visit("iters", w.iters);
-  visit("bootstrap_seed", w.bootstrap_seed), visit("bootstrap_resamples", w.bootstrap_resamples);
+  visit("model", w.model);
+  visit("config_path", w.config_path);
+  visit("config_sha256", w.config_sha256);
+  visit("layers", w.layers);
+  visit("hidden_size", w.hidden_size);
+  visit("vocab_size", w.vocab_size);
+  visit("bytes_per_element", w.bytes_per_element);
+  visit("backend", w.backend);
+  visit("warmup_iters", w.warmup_iters);
+  visit("iters", w.iters);
+  visit("bootstrap_seed", w.bootstrap_seed);
+  visit("bootstrap_resamples", w.bootstrap_resamples);
 };
 
 ordered_json inputs_json(const CellInputs& cell, bool with_transfer, bool with_roofline) {

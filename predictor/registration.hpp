@@ -46,7 +46,9 @@ struct Grid {
 
 // The grid's keys in the registration and campaign.json (json_field.hpp).
 inline constexpr auto kGridMembers = [](auto&& visit, auto& g) {
-  visit("tp", g.tp), visit("batch", g.batch), visit("context", g.context);
+  visit("tp", g.tp);
+  visit("batch", g.batch);
+  visit("context", g.context);
 };
 
 // Calibrated inputs of one cell, and the payloads they were evaluated at.

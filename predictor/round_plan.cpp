@@ -19,10 +19,14 @@ double median_sd_factor(int n) { return n == 1 ? 1.0 : std::sqrt(std::numbers::p
 
 // The plan's keys in the registration (json_field.hpp).
 constexpr auto kRoundPlanMembers = [](auto&& visit, auto& p) {
-  visit("rounds", p.rounds), visit("blocks", p.blocks);
-  visit("spread_log_sd", p.spread_log_sd), visit("formed", p.formed);
-  visit("holds_within_pct", p.holds_within_pct), visit("falsified_beyond_pct", p.falsified_beyond_pct);
-  visit("seconds_per_round", p.seconds_per_round), visit("budget_rounds", p.budget_rounds);
+  visit("rounds", p.rounds);
+  visit("blocks", p.blocks);
+  visit("spread_log_sd", p.spread_log_sd);
+  visit("formed", p.formed);
+  visit("holds_within_pct", p.holds_within_pct);
+  visit("falsified_beyond_pct", p.falsified_beyond_pct);
+  visit("seconds_per_round", p.seconds_per_round);
+  visit("budget_rounds", p.budget_rounds);
 };
 
 }  // namespace

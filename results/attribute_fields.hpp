@@ -4,7 +4,8 @@
 // list is a generic lambda naming the attributes in the order they are written:
 //
 //   constexpr auto kPreregFields = [](auto& f, auto& r) {
-//     f("sha256", r.sha256), f("registered_at", r.registered_at);
+//     f("sha256", r.sha256);
+//     f("registered_at", r.registered_at);
 //   };
 //
 // that write_fields calls with the record const and read_fields with one to

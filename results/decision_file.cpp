@@ -13,34 +13,52 @@ namespace {
 
 // /decision
 constexpr auto kDecisionFields = [](auto& f, auto& d) {
-  f("layers_run", d.layers_run), f("layers_full", d.layers_full), f("budget_bytes", d.budget_bytes);
-  f("budget_source", d.budget_source), f("reserve_pct", d.reserve_pct), f("tpot_slo_ms", d.tpot_slo_ms);
+  f("layers_run", d.layers_run);
+  f("layers_full", d.layers_full);
+  f("budget_bytes", d.budget_bytes);
+  f("budget_source", d.budget_source);
+  f("reserve_pct", d.reserve_pct);
+  f("tpot_slo_ms", d.tpot_slo_ms);
 };
 // /decision/k{K}
 constexpr auto kDegreeFields = [](auto& f, auto& g) {
-  f("k", g.k), f("measured", g.measured), f.unless_empty("collective_model", g.collective_model);
-  f("fits", g.capacity.fits), f("kv_bytes_per_token", g.kv_bytes_per_token);
+  f("k", g.k);
+  f("measured", g.measured);
+  f.unless_empty("collective_model", g.collective_model);
+  f("fits", g.capacity.fits);
+  f("kv_bytes_per_token", g.kv_bytes_per_token);
   if (g.capacity.fits) f("kv_tokens_per_device", g.capacity.kv_tokens_per_device);
-  f.unless_empty("form", g.form), f("error_ci_high_pct", g.error_ci_high_pct);
+  f.unless_empty("form", g.form);
+  f("error_ci_high_pct", g.error_ci_high_pct);
   f.unless_empty("no_model_reason", g.no_model_reason);
 };
 // /decision/k{K}/b{B}_c{C}: the row, its figure at the layers that ran
 // (when it has one), and the full model's (when it has one).
 constexpr auto kRowFields = [](auto& f, auto& r) {
-  f("batch", r.batch), f("context", r.context), f("at_max_batch", r.at_max_batch), f.unless_empty("note", r.note);
+  f("batch", r.batch);
+  f("context", r.context);
+  f("at_max_batch", r.at_max_batch);
+  f.unless_empty("note", r.note);
 };
 constexpr auto kRunFields = [](auto& f, auto& run) {
-  f("line_from_batch", run.line_from_batch), f("line_to_batch", run.line_to_batch), f("t_step_run_us", run.value);
+  f("line_from_batch", run.line_from_batch);
+  f("line_to_batch", run.line_to_batch);
+  f("t_step_run_us", run.value);
 };
 constexpr auto kFullFields = [](auto& f, auto& r) {
-  f("t_step_us", r.full_us), f("t_step_high_us", r.full_high_us);
+  f("t_step_us", r.full_us);
+  f("t_step_high_us", r.full_high_us);
   if (!r.full_us) return;
-  f("compute_us", r.full_terms.compute_us), f("collective_us", r.full_terms.collective_us);
-  f("host_us", r.full_terms.host_us), f.unless_empty("form", r.form), f("error_ci_high_pct", r.error_ci_high_pct);
+  f("compute_us", r.full_terms.compute_us);
+  f("collective_us", r.full_terms.collective_us);
+  f("host_us", r.full_terms.host_us);
+  f.unless_empty("form", r.form);
+  f("error_ci_high_pct", r.error_ci_high_pct);
 };
 // The decision's declaration on /study.
 constexpr auto kDeclarationFields = [](auto& f, auto& d) {
-  f("tpot_slo_ms", d.tpot_slo_ms), f.unless_empty("predict_tp", d.predict_tp);
+  f("tpot_slo_ms", d.tpot_slo_ms);
+  f.unless_empty("predict_tp", d.predict_tp);
 };
 
 std::string label_of(const DecisionRow& r) { return r.measured() ? "measured" : "MODELLED"; }

@@ -29,8 +29,11 @@ double pct_of(double log_value) { return std::expm1(log_value) * 100.0; }
 double bound_pct(const RoundInterval& i, double bound) { return i.formed ? pct_of(bound) : std::nan(""); }
 
 constexpr auto kLocalizationFields = [](auto& f, auto& l) {
-  f("localized_term", l.term), f("localized_measured_us", l.measured_us), f("localized_predicted_us", l.predicted_us);
-  f("localized_departure_us", l.departure_us), f("localized_departure_pct", l.departure_pct);
+  f("localized_term", l.term);
+  f("localized_measured_us", l.measured_us);
+  f("localized_predicted_us", l.predicted_us);
+  f("localized_departure_us", l.departure_us);
+  f("localized_departure_pct", l.departure_pct);
 };
 
 // /verdict/{form}/k{K} judged_on: how the form was priced in each round.

@@ -16,17 +16,33 @@ namespace {
 
 // /study: the declared workload and grid.
 constexpr auto kWorkloadFields = [](auto& f, auto& w) {
-  f("model", w.model), f("config_path", w.config_path), f("config_sha256", w.config_sha256);
-  f("layers", w.layers), f("hidden_size", w.hidden_size), f("vocab_size", w.vocab_size);
-  f("bytes_per_element", w.bytes_per_element), f("backend", w.backend), f("warmup_iters", w.warmup_iters);
-  f("iters", w.iters), f("bootstrap_seed", w.bootstrap_seed), f("bootstrap_resamples", w.bootstrap_resamples);
+  f("model", w.model);
+  f("config_path", w.config_path);
+  f("config_sha256", w.config_sha256);
+  f("layers", w.layers);
+  f("hidden_size", w.hidden_size);
+  f("vocab_size", w.vocab_size);
+  f("bytes_per_element", w.bytes_per_element);
+  f("backend", w.backend);
+  f("warmup_iters", w.warmup_iters);
+  f("iters", w.iters);
+  f("bootstrap_seed", w.bootstrap_seed);
+  f("bootstrap_resamples", w.bootstrap_resamples);
 };
-constexpr auto kGridFields = [](auto& f, auto& g) { f("tp", g.tp), f("batch", g.batch), f("context", g.context); };
+constexpr auto kGridFields = [](auto& f, auto& g) {
+  f("tp", g.tp);
+  f("batch", g.batch);
+  f("context", g.context);
+};
 // /prereg
-constexpr auto kPreregFields = [](auto& f, auto& r) { f("sha256", r.sha256), f("registered_at", r.registered_at); };
+constexpr auto kPreregFields = [](auto& f, auto& r) {
+  f("sha256", r.sha256);
+  f("registered_at", r.registered_at);
+};
 // The measurement stamp lives on the /step root group.
 constexpr auto kStampFields = [](auto& f, auto& s) {
-  f("prereg_sha256", s.prereg_sha256), f("measure_started_at", s.started_at);
+  f("prereg_sha256", s.prereg_sha256);
+  f("measure_started_at", s.started_at);
 };
 const std::string kStepRoot = step_root_path(StepRoot::step);
 

@@ -40,10 +40,14 @@ void broadcast(std::string& text) {
 constexpr auto kDeclarationMembers = [](auto&& visit, auto& d) {
   visit("model_path", d.model_path);
   kGridMembers(visit, d.grid);
-  visit("layers", d.layers), visit("warmup_iters", d.warmup_iters), visit("iters", d.iters);
-  visit("sweep_iters", d.sweep_iters), visit("bootstrap_seed", d.bootstrap_seed);
+  visit("layers", d.layers);
+  visit("warmup_iters", d.warmup_iters);
+  visit("iters", d.iters);
+  visit("sweep_iters", d.sweep_iters);
+  visit("bootstrap_seed", d.bootstrap_seed);
   visit("bootstrap_resamples", d.bootstrap_resamples);
-  visit("rounds", d.rounds), visit("time_budget_s", d.time_budget_s);
+  visit("rounds", d.rounds);
+  visit("time_budget_s", d.time_budget_s);
 };
 
 nlohmann::ordered_json declaration_json(const StudyDeclaration& d) {
