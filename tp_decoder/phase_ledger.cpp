@@ -38,7 +38,6 @@ PhaseLedger phase_ledger(const ModelConfig& config, int tp, int batch, int conte
   for (std::size_t i = 0; i < phases.size(); ++i)  // interval 0 built the weights and state
     ledger.phases[static_cast<std::size_t>(phases[i])] += backend.intervals()[i + 1];
   ledger.collectives = group.counts();
-  ledger.weight_bytes_per_step = ledger.total().weight_bytes_read;
   return ledger;
 }
 

@@ -64,7 +64,7 @@ struct PhaseLedger {
   // layer matrix, norm gain and bias of the shard, the touched experts'
   // shards, the LM-head shard and b embedding rows). What
   // StepTerms::weight_bytes_per_step reports.
-  std::int64_t weight_bytes_per_step = 0;
+  std::int64_t weight_bytes_per_step() const { return total().weight_bytes_read; }
 
   const PhaseCost& operator[](Phase phase) const { return phases[static_cast<std::size_t>(phase)]; }
   PhaseCost total() const;  // every phase summed

@@ -239,9 +239,9 @@ StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfi
                                    to_string(group->memory_kind()), to_string(backend.memory_kind())));
   }
   const ShardPlan plan = make_shard_plan(config, point.tp, group ? group->rank() : 0);
-  std::optional<DecoderWeights> own_weights;
-  if (!cache) own_weights.emplace(build_decoder_weights(backend, config, plan, options.seed));
-  const DecoderWeights& weights = cache ? cache->get(backend, config, plan, options.seed) : *own_weights;
+  std::optional<WeightCache> own_weights;
+  if (!cache) cache = &own_weights.emplace();
+  const DecoderWeights& weights = cache->get(backend, config, plan, options.seed);
   std::optional<DecodeStateCache> own_states;
   if (!states) states = &own_states.emplace();
   bool fresh = false;
@@ -324,7 +324,7 @@ StepTerms run_step_point(Backend& backend, Communicator* group, const ModelConfi
                           backend.storage_type(TensorRole::logits)};
   terms.weight_bytes_per_step =
       phase_ledger(config, point.tp, point.batch, point.context, types, comm != nullptr, touched_per_layer)
-          .weight_bytes_per_step;
+          .weight_bytes_per_step();
   return terms;
 }
 

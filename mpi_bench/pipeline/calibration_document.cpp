@@ -175,7 +175,7 @@ json ledger_json(const PhaseLedger& l) {
   for (const auto& [phase, name] : kPhases)
     if (l[phase].intervals > 0) phases[name] = phase_cost_json(l[phase]);
   return {{"phases", phases},
-          {"weight_bytes_per_step", l.weight_bytes_per_step},
+          {"weight_bytes_per_step", l.weight_bytes_per_step()},
           {"collectives",
            {{"ar_bytes", l.collectives.ar_bytes}, {"n_ar", l.collectives.n_ar},
             {"ag_bytes", l.collectives.ag_bytes}, {"n_ag", l.collectives.n_ag}}}};

@@ -38,7 +38,8 @@ DecisionDegree degree_inputs(const ModelConfig& full, BackendKind backend, Colle
                         std::vector<int>(full.is_moe() ? static_cast<std::size_t>(layers) : 0, experts));
   };
   const PhaseLedger one_layer = ledger(1);
-  const double layer_bytes = static_cast<double>(ledger(2).weight_bytes_per_step - one_layer.weight_bytes_per_step);
+  const double layer_bytes =
+      static_cast<double>(ledger(2).weight_bytes_per_step() - one_layer.weight_bytes_per_step());
   const double lm_head_bytes = static_cast<double>(one_layer[Phase::lm_head].weight_bytes_read);
   d.layers = layer_scaling(layers_run, full.num_layers, layer_bytes, lm_head_bytes);
   return d;
