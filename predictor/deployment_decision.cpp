@@ -17,15 +17,21 @@ struct Column {
   std::vector<std::pair<int, double>> compute_us, collective_us, host_us;  // measured terms
   std::vector<std::pair<int, double>> missing_us;                            // what the absent layers add (form)
   std::vector<std::pair<int, double>> form_compute_us, form_collective_us, form_all_reduce_us, form_host_us;
-};
 
-const CellPrediction& registered(const std::vector<CellPrediction>& predictions, const std::string& form, int b,
-                                  int c) {
-  for (const auto& p : predictions)
-    if (p.form == form && p.batch == b && p.context == c) return p;
-  throw_error("tpbench", 1, fmt::format("no registered prediction of {} at b={} c={}", form, b, c), __FILE__,
-              __LINE__);
-}
+  void add_run_terms(int batch, const TermShares& t) {
+    compute_us.emplace_back(batch, t.compute_us);
+    collective_us.emplace_back(batch, t.collective_us);
+    host_us.emplace_back(batch, t.host_us);
+  }
+  // A form's terms at one grid cell: what the absent layers add, and its split of the full step.
+  void add_form_terms(int batch, const TermShares& t, double all_reduce_us, const LayerScaling& s) {
+    missing_us.emplace_back(batch, missing_layers_us(t, all_reduce_us, s));
+    form_compute_us.emplace_back(batch, t.compute_us);
+    form_collective_us.emplace_back(batch, t.collective_us);
+    form_all_reduce_us.emplace_back(batch, all_reduce_us);
+    form_host_us.emplace_back(batch, t.host_us);
+  }
+};
 
 // A degree not measured: its registered predictions under `form` are its only
 // figures; the upper side widens them by the form's bound.
@@ -34,18 +40,11 @@ Column modelled_column(const ModelledDegree& m, int context, const std::string& 
   Column col;
   for (const auto& cell : m.calibration) {
     if (cell.context != context) continue;
-    const Prediction p = registered(m.predictions, form, cell.batch, context).prediction;
-    const double all_reduce = cell.inputs.n_ar * cell.inputs.t_ar_sweep_us;
+    const Prediction p = find_prediction(m.predictions, form, m.k, cell.batch, context).prediction;
     col.t_step_us.emplace_back(cell.batch, p.t_step_us);
     col.t_step_high_us.emplace_back(cell.batch, p.t_step_us * (1 + bound_pct / 100));
-    col.compute_us.emplace_back(cell.batch, p.terms.compute_us);
-    col.collective_us.emplace_back(cell.batch, p.terms.collective_us);
-    col.host_us.emplace_back(cell.batch, p.terms.host_us);
-    col.missing_us.emplace_back(cell.batch, missing_layers_us(p.terms, all_reduce, s));
-    col.form_compute_us.emplace_back(cell.batch, p.terms.compute_us);
-    col.form_collective_us.emplace_back(cell.batch, p.terms.collective_us);
-    col.form_all_reduce_us.emplace_back(cell.batch, all_reduce);
-    col.form_host_us.emplace_back(cell.batch, p.terms.host_us);
+    col.add_run_terms(cell.batch, p.terms);
+    col.add_form_terms(cell.batch, p.terms, cell.inputs.n_ar * cell.inputs.t_ar_sweep_us, s);
   }
   return col;
 }
@@ -58,20 +57,13 @@ Column column_of(const DecisionQuestion& q, int k, int context, const std::strin
     const double t = median(cell.t_step_us);
     col.t_step_us.emplace_back(cell.batch, t);
     col.t_step_high_us.emplace_back(cell.batch, bootstrap_median_ci(cell.t_step_us, bootstrap).high);
-    col.compute_us.emplace_back(cell.batch, cell.compute_us);
     // Unmeasured collectives: what the step spent beyond its compute, all of it charged to them.
     const double collective = cell.collective_us.value_or(std::max(0.0, t - cell.compute_us));
-    col.collective_us.emplace_back(cell.batch, collective);
-    col.host_us.emplace_back(cell.batch, exposed_host_us(cell).value_or(0.0));
+    col.add_run_terms(cell.batch, {cell.compute_us, collective, exposed_host_us(cell).value_or(0.0)});
     if (form.empty()) continue;
-    const TermShares terms = find_prediction(q.registration, form, k, cell.batch, context).prediction.terms;
+    const TermShares terms = find_prediction(q.registration.predictions, form, k, cell.batch, context).prediction.terms;
     const CellInputs& in = find_cell_inputs(q.registration, k, cell.batch, context);
-    const double all_reduce = in.inputs.n_ar * in.inputs.t_ar_sweep_us;
-    col.missing_us.emplace_back(cell.batch, missing_layers_us(terms, all_reduce, s));
-    col.form_compute_us.emplace_back(cell.batch, terms.compute_us);
-    col.form_collective_us.emplace_back(cell.batch, terms.collective_us);
-    col.form_all_reduce_us.emplace_back(cell.batch, all_reduce);
-    col.form_host_us.emplace_back(cell.batch, terms.host_us);
+    col.add_form_terms(cell.batch, terms, in.inputs.n_ar * in.inputs.t_ar_sweep_us, s);
   }
   return col;
 }
@@ -143,10 +135,10 @@ std::string standings_text(const std::vector<FormStanding>& standings, int k) {
   return parts.empty() ? std::string("no verdict at this k") : fmt::format("{}", fmt::join(parts, ", "));
 }
 
-const ModelledDegree* modelled_degree(const Registration& r, int k) {
+const ModelledDegree& modelled_degree(const Registration& r, int k) {
   for (const auto& m : r.modelled_degrees)
-    if (m.k == k) return &m;
-  return nullptr;
+    if (m.k == k) return m;
+  throw_error("tpbench", 1, fmt::format("TP-{} has no registered predictions", k), __FILE__, __LINE__);
 }
 
 DegreeDecision decide_degree(const DecisionQuestion& q, const DecisionDegree& d) {
@@ -155,9 +147,7 @@ DegreeDecision decide_degree(const DecisionQuestion& q, const DecisionDegree& d)
   out.measured = d.measured;
   out.capacity = device_capacity(d.line, q.budget_bytes, q.reserve_pct);
   out.kv_bytes_per_token = d.line.kv_bytes_per_token;
-  const ModelledDegree* modelled = d.measured ? nullptr : modelled_degree(q.registration, d.k);
-  if (!d.measured && !modelled) throw_error("tpbench", 1, fmt::format("TP-{} has no registered predictions", d.k),
-                                            __FILE__, __LINE__);
+  const ModelledDegree* modelled = d.measured ? nullptr : &modelled_degree(q.registration, d.k);
   if (modelled) out.collective_model = modelled->collective_model;
   // The composition form: every figure of a degree not measured, or the layers that did not run.
   const std::optional<FormStanding> form = modelled ? form_for_unmeasured_degree(q.standings, q.registration.grid.tp)

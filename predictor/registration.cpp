@@ -264,9 +264,9 @@ Registration parse_registration(std::string_view json_text) {
   return r;
 }
 
-const CellPrediction& find_prediction(const Registration& registration, std::string_view form, int k, int batch,
-                                      int context) {
-  for (const auto& p : registration.predictions)
+const CellPrediction& find_prediction(const std::vector<CellPrediction>& predictions, std::string_view form, int k,
+                                      int batch, int context) {
+  for (const auto& p : predictions)
     if (p.form == form && p.k == k && p.batch == batch && p.context == context) return p;
   throw_error("tpbench", 1,
               fmt::format("no registered prediction for form {} at k={} b={} c={}", form, k, batch, context), __FILE__,

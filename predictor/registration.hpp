@@ -162,9 +162,10 @@ std::string registration_json(const Registration& registration);
 // whose rows or predictions are not those of its bytes.
 Registration parse_registration(std::string_view json_text);
 
-// The prediction for (form, k, b, c); tpb::Error when it was not registered.
-const CellPrediction& find_prediction(const Registration& registration, std::string_view form, int k, int batch,
-                                      int context);
+// The prediction for (form, k, b, c) among `predictions` (a registration's,
+// or a modelled degree's); tpb::Error when it was not registered.
+const CellPrediction& find_prediction(const std::vector<CellPrediction>& predictions, std::string_view form, int k,
+                                      int batch, int context);
 const CellInputs& find_cell_inputs(const Registration& registration, int k, int batch, int context);
 
 }  // namespace tpb

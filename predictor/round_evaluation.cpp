@@ -36,7 +36,7 @@ std::vector<CellSeries> form_series(const Registration& r, const ModelForm& form
   for (int b : r.grid.batch)
     for (int c : r.grid.context) {
       const DegreeCell cell{k, b, c};
-      const double sealed_us = find_prediction(r, form.name, k, b, c).prediction.t_step_us;
+      const double sealed_us = find_prediction(r.predictions, form.name, k, b, c).prediction.t_step_us;
       CellSeries series;
       for (const RoundObservation& round : rounds) {
         const double measured = at(round.step_us, cell, "TP-k step");
@@ -132,7 +132,7 @@ FormInputs paired_inputs(const CellInputs& sealed, const RoundObservation& round
 Prediction round_prediction(const Registration& r, const ModelForm& form, const DegreeCell& cell,
                             const RoundObservation& round) {
   const auto [k, b, c] = cell;
-  if (form.absolute) return find_prediction(r, form.name, k, b, c).prediction;
+  if (form.absolute) return find_prediction(r.predictions, form.name, k, b, c).prediction;
   return form.predict(paired_inputs(find_cell_inputs(r, k, b, c), round));
 }
 

@@ -34,7 +34,7 @@ double grid_mean_measured(const Registration& r, const std::vector<MeasuredCell>
 }
 
 double grid_mean_predicted(const Registration& r, std::string_view form, int k) {
-  return grid_mean(r, [&](int b, int c) { return find_prediction(r, form, k, b, c).prediction.t_step_us; });
+  return grid_mean(r, [&](int b, int c) { return find_prediction(r.predictions, form, k, b, c).prediction.t_step_us; });
 }
 
 }  // namespace
@@ -67,7 +67,7 @@ std::vector<FormDegreeResult> evaluate_study(const Registration& r, const std::v
       for (int b : r.grid.batch)
         for (int c : r.grid.context) {
           const MeasuredCell& m = find_measured(measured, k, b, c);
-          const CellPrediction& p = find_prediction(r, form.name, k, b, c);
+          const CellPrediction& p = find_prediction(r.predictions, form.name, k, b, c);
           const double measured_us = median(m.t_step_us);
           const CellComparison comparison{b,
                                           c,

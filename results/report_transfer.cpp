@@ -79,7 +79,7 @@ std::string experts_table(const Registration& r, const TransferSource& t,
           "| k | b | c | experts per layer: recorded | MODELLED | `transfer` at recorded (µs) | at MODELLED (µs) | "
           "measured (µs) | error at MODELLED |\n|---|---|---|---|---|---|---|---|---|\n";
     const double recorded_us =
-        find_prediction(r, "transfer", cell.k, cell.batch, cell.context).prediction.t_step_us;
+        find_prediction(r.predictions, "transfer", cell.k, cell.batch, cell.context).prediction.t_step_us;
     const double modelled_us = recorded_us - cell.compute_us() + cell.experts->modelled_compute_us;
     const auto m = measured_us.find(DegreeCell{cell.k, cell.batch, cell.context});
     s += fmt::format("| {} | {} | {} | {:.2f} | {:.2f} (MODELLED) | {:.0f} | {:.0f} | {} | {} |\n", cell.k, cell.batch,
@@ -113,8 +113,10 @@ std::string transfer_section(const H5File& file, const Registration& r, const st
        "calibrated on B: `ideal` (µs) | error |\n|---|---|---|---|---|---|---|---|---|\n";
   for (const TransferCell& cell : t.cells) {
     const DegreeCell key{cell.k, cell.batch, cell.context};
-    const double transfer_us = find_prediction(r, "transfer", cell.k, cell.batch, cell.context).prediction.t_step_us;
-    const double ideal_us = find_prediction(r, "ideal", cell.k, cell.batch, cell.context).prediction.t_step_us;
+    const double transfer_us =
+        find_prediction(r.predictions, "transfer", cell.k, cell.batch, cell.context).prediction.t_step_us;
+    const double ideal_us =
+        find_prediction(r.predictions, "ideal", cell.k, cell.batch, cell.context).prediction.t_step_us;
     const auto m = measured_us.find(key);
     const std::string measured_text = m == measured_us.end() ? "not measured" : fmt::format("{:.0f}", m->second);
     const auto error = [&](double predicted) {

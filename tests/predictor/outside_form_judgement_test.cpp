@@ -22,7 +22,7 @@ void register_outside_form(Registration& r, const std::string& name, double fact
   for (int k : r.grid.tp)
     for (int b : r.grid.batch)
       for (int c : r.grid.context)
-        csv += fmt::format("{},{},{},{:.3f}\n", k, b, c, factor * find_prediction(r, "ideal", k, b, c).prediction.t_step_us);
+        csv += fmt::format("{},{},{},{:.3f}\n", k, b, c, factor * find_prediction(r.predictions, "ideal", k, b, c).prediction.t_step_us);
   const OutsideForm form = parse_outside_form(name, name + ".csv", csv, r.grid);
   r.outside_forms.push_back(form);
   for (const CellPrediction& p : outside_form_predictions(form)) r.predictions.push_back(p);

@@ -243,8 +243,8 @@ TEST(OutsideForm, RegistrationRoundTripKeepsBothForms) {
   ASSERT_EQ(back.outside_forms.size(), 2u);
   EXPECT_EQ(back.outside_forms[0].bytes, kCsvWithTerms);
   EXPECT_EQ(back.outside_forms[1].source_name, "bare.json");
-  EXPECT_EQ(find_prediction(back, "termed", 2, 1, 256).prediction.terms.collective_us, 90);
-  EXPECT_EQ(find_prediction(back, "bare", 1, 4, 256).prediction.t_step_us, 1300.25);
+  EXPECT_EQ(find_prediction(back.predictions, "termed", 2, 1, 256).prediction.terms.collective_us, 90);
+  EXPECT_EQ(find_prediction(back.predictions, "bare", 1, 4, 256).prediction.t_step_us, 1300.25);
 }
 
 // `text` with `from` replaced once by `to`; fails the test when `from` is not there.

@@ -43,9 +43,9 @@ TEST(Registration, PredictsEveryFormForEveryCell) {
   const Registration r = sample_registration(15);
   EXPECT_EQ(r.predictions.size(), model_forms().size() * r.calibration.size());
   // ideal at k=2, b=4: 4000/2 + 4·12.5 + 1·(0.1/3).
-  EXPECT_DOUBLE_EQ(find_prediction(r, "ideal", 2, 4, 64).prediction.t_step_us, 2000 + 50 + 0.1 / 3);
-  EXPECT_DOUBLE_EQ(find_prediction(r, "host_floor", 1, 1, 64).prediction.t_step_us, 1030.0);
-  EXPECT_THROW(find_prediction(r, "ideal", 4, 1, 64), Error);
+  EXPECT_DOUBLE_EQ(find_prediction(r.predictions, "ideal", 2, 4, 64).prediction.t_step_us, 2000 + 50 + 0.1 / 3);
+  EXPECT_DOUBLE_EQ(find_prediction(r.predictions, "host_floor", 1, 1, 64).prediction.t_step_us, 1030.0);
+  EXPECT_THROW(find_prediction(r.predictions, "ideal", 4, 1, 64), Error);
 }
 
 TEST(Registration, JsonRoundTripIsExact) {
@@ -118,7 +118,7 @@ TEST(Registration, TransferIsSealedWithItsFitAndReadBackExactly) {
   EXPECT_EQ(registration_json(plain).find("transfer"), std::string::npos);  // absent unless registered
   const Registration r = with_transfer();
   EXPECT_EQ(r.predictions.size(), registered_forms(true).size() * r.calibration.size());
-  EXPECT_DOUBLE_EQ(find_prediction(r, "transfer", 2, 4, 64).prediction.t_step_us,
+  EXPECT_DOUBLE_EQ(find_prediction(r.predictions, "transfer", 2, 4, 64).prediction.t_step_us,
                    400 + 0.1 / 3 + 4 * 12.5 + 0.1 / 3);
   const std::string text = registration_json(r);
   const Registration back = parse_registration(text);
@@ -138,7 +138,7 @@ TEST(Registration, RooflineIsSealedWithItsCeilingsAndJudgedAsAbsolute) {
   r.kill_switches = kill_switch_table(15, false, true);
   r.predictions = predict_all(r.calibration, registered_forms(r));
   const CellInputs& cell = find_cell_inputs(r, 2, 4, 64);
-  EXPECT_DOUBLE_EQ(find_prediction(r, "roofline", 2, 4, 64).prediction.t_step_us,
+  EXPECT_DOUBLE_EQ(find_prediction(r.predictions, "roofline", 2, 4, 64).prediction.t_step_us,
                    2000.0 + collective_term_us(cell.inputs));
   const std::string text = registration_json(r);
   const Registration back = parse_registration(text);
