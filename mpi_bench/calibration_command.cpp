@@ -5,8 +5,6 @@
 #include <mpi.h>
 
 #include <cstdio>
-#include <filesystem>
-#include <optional>
 
 #include "common/error.hpp"
 #include "mpi_bench/collective_validation.hpp"
@@ -28,22 +26,15 @@ struct CalibrationOptions {
 
 // FILE opened read-only as a tpbench results file of the schema this tpbench reads.
 H5File open_study_file(const std::string& path, double lock_wait_s) {
-  if (!std::filesystem::is_regular_file(path))
-    throw UsageError(fmt::format("FILE: results file '{}' does not exist", path));
   wait_for_file_lock(path, lock_wait_s);
-  std::optional<H5File> file;
-  try {
-    file.emplace(path, H5Mode::read_only);
-  } catch (const std::exception&) {  // UsageError or Error, by what HDF5 made of it
-    throw UsageError(fmt::format("FILE: '{}' is not an HDF5 results file", path));
-  }
-  if (!file->exists(kMetaGroup))
+  H5File file = open_input_file(path, "FILE");
+  if (!file.exists(kMetaGroup))
     throw UsageError(fmt::format("FILE: '{}' is not a tpbench results file (no {})", path, kMetaGroup));
-  const H5Handle meta = file->open_object(kMetaGroup);
+  const H5Handle meta = file.open_object(kMetaGroup);
   const std::int64_t version = read_integer_attribute(meta.id(), "schema_version");
   if (!readable_schema_version(version))
     throw UsageError(fmt::format("FILE: '{}': {}", path, unreadable_schema_message(version)));
-  return std::move(*file);
+  return file;
 }
 
 int run_calibration(const CalibrationOptions& options, const Invocation&) {

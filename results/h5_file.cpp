@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "common/error.hpp"
 #include "results/h5_check.hpp"
@@ -136,6 +137,16 @@ H5File::H5File(const std::string& path, H5Mode mode) : path_(path) {
                                  creating ? "create" : "open", path));
   }
   file_ = H5Handle(id, H5Fclose);
+}
+
+H5File open_input_file(const std::string& path, const std::string& option) {
+  if (!std::filesystem::is_regular_file(path))
+    throw UsageError(fmt::format("{}: results file '{}' does not exist", option, path));
+  try {
+    return H5File(path, H5Mode::read_only);
+  } catch (const std::exception&) {  // UsageError or Error, by what HDF5 made of it
+    throw UsageError(fmt::format("{}: '{}' is not an HDF5 results file", option, path));
+  }
 }
 
 void H5File::flush() { H5_CHECK(H5Fflush(file_.id(), H5F_SCOPE_GLOBAL)); }

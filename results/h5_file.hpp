@@ -60,6 +60,11 @@ class H5File {
   H5Handle file_;
 };
 
+// An existing file opened read-only for the command-line input `option`
+// ("FILE", "--transfer-from"): UsageError naming the path when it is missing
+// or not HDF5.
+H5File open_input_file(const std::string& path, const std::string& option);
+
 // Attributes on any object (file root "/", group or dataset); replaced when present.
 void write_attribute(hid_t object, const std::string& name, const std::string& value);
 void write_attribute(hid_t object, const std::string& name, const std::vector<std::string>& values);

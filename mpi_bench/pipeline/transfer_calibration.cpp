@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <optional>
 
 #include "common/choices.hpp"
@@ -123,24 +122,11 @@ void check_inside(const std::vector<int>& a, const std::vector<int>& b, const ch
                                    axis, value, axis, *lo, *hi, a_path));
 }
 
-std::optional<H5File> open_source(const std::string& a_path) {
-  if (!std::filesystem::is_regular_file(a_path))
-    throw UsageError(fmt::format("--transfer-from: no file '{}'", a_path));
-  std::optional<H5File> a_file;
-  try {
-    a_file.emplace(a_path, H5Mode::read_only);
-  } catch (const std::exception&) {  // UsageError or Error, by what HDF5 made of it
-    throw UsageError(fmt::format("--transfer-from: '{}' is not an HDF5 results file", a_path));
-  }
-  return a_file;
-}
-
 }  // namespace
 
 void precheck_transfer_source(const std::string& a_path, const Grid& b_grid, std::string_view b_backend,
                               std::string_view b_collective) {
-  const std::optional<H5File> a_file = open_source(a_path);
-  const Study a = read_study(*a_file, "A");
+  const Study a = read_study(open_input_file(a_path, "--transfer-from"), "A");
   if (a.machine.backend != b_backend || a.machine.collective != b_collective)
     throw UsageError(fmt::format("--transfer-from: '{}' was calibrated on backend {}, collective {}; this study runs "
                                  "backend {}, collective {}: a fit describes one machine",
@@ -150,8 +136,8 @@ void precheck_transfer_source(const std::string& a_path, const Grid& b_grid, std
 }
 
 TransferSource calibrate_transfer(const H5File& b_file, const Registration& b_registration, const std::string& a_path) {
-  const std::optional<H5File> a_file = open_source(a_path);
-  const Study a = read_study(*a_file, "A");
+  const H5File a_file = open_input_file(a_path, "--transfer-from");
+  const Study a = read_study(a_file, "A");
   const Study b = read_study(b_file, "B");
   check_same_machine(a, b, a_path);
   check_inside(a.grid.batch, b_registration.grid.batch, "batch", a_path);
@@ -165,16 +151,16 @@ TransferSource calibrate_transfer(const H5File& b_file, const Registration& b_re
   source.context = a.grid.context;
   std::vector<PhaseObservation> observations;
   for (const CalibrationPoint& p : calibration_points(a.grid)) {
-    if (!a_file->exists(p.path))
+    if (!a_file.exists(p.path))
       throw UsageError(fmt::format("--transfer-from: '{}' is not a calibrated study (no {})", a_path, p.path));
     const PhaseLedger ledger =
         phase_ledger(a.model.config, p.k, p.batch, p.context, a.model.types, false,
-                     experts_touched(*a_file, p.path, a.model.config));
+                     experts_touched(a_file, p.path, a.model.config));
     for (const auto& [phase, name] : kPhases) {
       const PhaseCost& cost = ledger[phase];
       if (cost.intervals == 0 || !phase_class_of(name)) continue;
       const std::string path = phase_dataset_path(p.path, name);
-      if (!a_file->exists(path))
+      if (!a_file.exists(path))
         throw UsageError(
             fmt::format("--transfer-from: '{}' has no phase timings (no {}): calibrate it on a backend that times "
                         "phases",
@@ -182,10 +168,10 @@ TransferSource calibrate_transfer(const H5File& b_file, const Registration& b_re
       source.datasets.push_back(path);
       observations.push_back({name, p.k, p.batch, p.context, static_cast<double>(cost.intervals),
                               static_cast<double>(cost.bytes_read + cost.bytes_written),
-                              static_cast<double>(cost.flops), median(a_file->read_doubles(path))});
+                              static_cast<double>(cost.flops), median(a_file.read_doubles(path))});
     }
   }
-  source.datasets_sha256 = datasets_sha256(*a_file, source.datasets);
+  source.datasets_sha256 = datasets_sha256(a_file, source.datasets);
   source.fit = fit_phase_costs(observations);
   source.fit_sha256 = phase_cost_fit_sha256(source.fit);
 

@@ -124,7 +124,7 @@ def check_bad_sources(a, a_file, b_study, work):
 
     register = ["register", b, "-d", work, "--transfer-from"]
     missing = os.path.join(work, "nowhere.h5")
-    expect_refused(a, 2, register + [missing], f"no file '{missing}'")
+    expect_refused(a, 2, register + [missing], f"results file '{missing}' does not exist")
     expect_refused(a, 1, register + [os.path.join(a.configs, "tiny-llama.json")], "is not an HDF5 results file")
     expect_refused(a, 1, register + [source("no_study.h5", delete("/study"))], "is not a calibrated study (no /study)")
     expect_refused(a, 1, register + [source("no_phases.h5", delete("/replay/k2/b4_c8/phase"))],
