@@ -34,6 +34,17 @@ constexpr auto kGridFields = [](auto& f, auto& g) {
   f("batch", g.batch);
   f("context", g.context);
 };
+// /study: how calibration ran and what the rounds may spend.
+constexpr auto kDesignFields = [](auto& f, auto& d) {
+  f("sweep_iters", d.sweep_iters);
+  f("calibration_rounds", d.calibration_rounds);
+  f.unless_empty("collective", d.collective);
+  f("calibrated_at", d.calibrated_at);
+  f("rounds", d.rounds);
+  f("time_budget_s", d.time_budget_s);
+  f("memory_budget_bytes", d.memory_budget_bytes);
+  if (d.memory_budget_bytes) f("memory_budget_source", d.memory_budget_source);
+};
 // /prereg
 constexpr auto kPreregFields = [](auto& f, auto& r) {
   f("sha256", r.sha256);
@@ -66,11 +77,11 @@ void read_study_declaration(const H5File& file, Workload* w, Grid* grid) {
 
 void write_study_design(H5File& file, const StudyDesign& d) {
   H5Handle group = file.group(kStudyGroup);
-  write_attributes(group.id(), {{"sweep_iters", d.sweep_iters}, {"calibration_rounds", d.calibration_rounds},
-                                {"collective", d.collective}, {"calibrated_at", d.calibrated_at},
-                                {"rounds", d.rounds}, {"time_budget_s", d.time_budget_s},
-                                {kStudyBudgetBytes, d.memory_budget_bytes},
-                                {kStudyBudgetSource, d.memory_budget_source}});
+  write_fields(group.id(), d, kDesignFields);
+}
+
+StudyDesign read_study_design(const H5File& file) {
+  return read_fields<StudyDesign>(file.open_object(kStudyGroup).id(), kDesignFields);
 }
 
 void write_prereg(H5File& file, const PreregRecord& record, std::string_view under) {

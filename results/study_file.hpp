@@ -5,6 +5,7 @@
 // step_point.hpp. Writers run on rank 0; readers turn
 // raw datasets into the plain structs the predictor judges.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,18 +23,21 @@ void read_study_declaration(const H5File& file, Workload* workload, Grid* grid);
 
 // How calibration ran and the rounds it declares (register seals rounds and
 // time_budget_s), with the memory budget the study runs under, stored beside
-// the declaration in /study so that a later `verdict` decides under the same budget.
+// the declaration in /study so that a later `verdict` decides under the same
+// budget. A file calibrated by an older tpbench holds no collective (read as
+// empty) and no memory budget.
 struct StudyDesign {
-  int sweep_iters = 0, calibration_rounds = 0;
-  std::string collective, calibrated_at;
+  int sweep_iters = 0;
+  int calibration_rounds = 0;
+  std::string collective;
+  std::string calibrated_at;
   int rounds = 0;
   double time_budget_s = 0;
-  std::int64_t memory_budget_bytes = 0;
+  std::optional<std::int64_t> memory_budget_bytes;
   std::string memory_budget_source;
 };
 void write_study_design(H5File& file, const StudyDesign& design);
-inline constexpr const char* kStudyBudgetBytes = "memory_budget_bytes";
-inline constexpr const char* kStudyBudgetSource = "memory_budget_source";
+StudyDesign read_study_design(const H5File& file);  // after read_study_declaration
 
 // /prereg: the registration text, its SHA-256 and its timestamp; `under`: an
 // ablation root (layout.hpp), or the file's root when empty.

@@ -44,7 +44,7 @@ struct CalibratedStudyFile {
   Grid grid;
   std::vector<int> predict_tp;
   LedgerModel model;  // the layers run
-  std::string collective;
+  StudyDesign design;
 };
 
 // Every dataset the document reads, so that a calibration not yet finished is
@@ -72,8 +72,7 @@ CalibratedStudyFile read_calibrated_study_file(const H5File& file) {
   s.predict_tp = read_decision_declaration(file).predict_tp;
   require_calibrated(file, s);
   s.model = read_ledger_model(file, s.workload);
-  H5Handle study = file.open_object(kStudyGroup);
-  s.collective = read_string_attribute(study.id(), "collective");
+  s.design = read_study_design(file);
   return s;
 }
 
@@ -90,7 +89,7 @@ json machine_section(const H5File& file, const CalibratedStudyFile& s) {
           {"cpu_cores", cpu ? json(cpu->cores) : json(nullptr)},
           {"devices", devices},
           {"backend", s.workload.backend},
-          {"collective", s.collective},
+          {"collective", s.design.collective},
           {"ranks", rank_map.size()},
           {"hostnames", read_string_list_attribute(meta.id(), "hostnames")},
           {"rank_map", rank_map}};
@@ -123,13 +122,10 @@ json bandwidth_section(const H5File& file) {
               {"gemm_shape", nullptr}};
   if (const std::optional<GemmRateRecord> gemm = read_gemm_rate(file))
     out["gemm_shape"] = {{"m", gemm->shape.m}, {"n", gemm->shape.n}, {"k", gemm->shape.k}, {"types", gemm->shape.types}};
-  if (file.exists(kMembwGroup)) {
-    H5Handle group = file.open_object(kMembwGroup);
-    const std::int64_t threads = read_integer_attribute(group.id(), "threads");
-    const double per_thread = read_double_attribute(group.id(), "fma_peak_GFLOPs");
-    out["threads"] = threads;
-    out["fma_peak_GFLOPs_per_thread"] = per_thread;
-    out["compute_peak_GFLOPs"] = per_thread * static_cast<double>(threads);
+  if (const std::optional<MembwRecord> membw = read_membw(file)) {
+    out["threads"] = membw->threads;
+    out["fma_peak_GFLOPs_per_thread"] = membw->fma_peak_GFLOPs;
+    out["compute_peak_GFLOPs"] = membw->fma_peak_GFLOPs * static_cast<double>(membw->threads);
   }
   return out;
 }
@@ -229,7 +225,6 @@ json calibrated_cell_json(const H5File& file, const CalibratedStudyFile& s, int 
 nlohmann::ordered_json calibration_document(const H5File& file) {
   const CalibratedStudyFile s = read_calibrated_study_file(file);
   H5Handle meta = file.open_object(kMetaGroup);
-  H5Handle study = file.open_object(kStudyGroup);
   json sweeps = json::array();
   for (int k : s.grid.tp)
     if (k > 1)
@@ -246,7 +241,7 @@ nlohmann::ordered_json calibration_document(const H5File& file) {
            {{"file", file.path()},
             {"tool_version", read_string_attribute(meta.id(), "tool_version")},
             {"git_sha", read_string_attribute(meta.id(), "git_sha")},
-            {"calibrated_at", read_string_attribute(study.id(), "calibrated_at")}}},
+            {"calibrated_at", s.design.calibrated_at}}},
           {"machine", machine_section(file, s)},
           {"model", model_section(s)},
           {"grid",

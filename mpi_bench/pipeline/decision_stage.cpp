@@ -49,10 +49,9 @@ DecisionDegree degree_inputs(const ModelConfig& full, BackendKind backend, Colle
 
 std::optional<MemoryBudget> read_study_budget(const H5File& file) {
   if (!file.exists(kStudyGroup)) return std::nullopt;
-  H5Handle study = file.open_object(kStudyGroup);
-  if (!has_attribute(study.id(), kStudyBudgetBytes)) return std::nullopt;
-  return MemoryBudget{read_integer_attribute(study.id(), kStudyBudgetBytes),
-                      read_string_attribute(study.id(), kStudyBudgetSource)};
+  const StudyDesign design = read_study_design(file);
+  if (!design.memory_budget_bytes) return std::nullopt;
+  return MemoryBudget{*design.memory_budget_bytes, design.memory_budget_source};
 }
 
 DeploymentDecision decision_stage(H5File& file, const MemoryBudget& budget) {
@@ -66,7 +65,7 @@ DeploymentDecision decision_stage(H5File& file, const MemoryBudget& budget) {
   q.tpot_slo_ms = q.registration.decision.tpot_slo_ms;
   const ModelConfig full = full_model(file, q.registration.workload.model);
   const BackendKind backend = parse_backend_kind("study backend", q.registration.workload.backend);
-  const CollectiveKind collective = stored_study_collective(file, backend);
+  const CollectiveKind collective = stored_study_collective(read_study_design(file), backend);
   const int layers_run = q.registration.workload.layers;
   const int batch = *std::max_element(q.registration.grid.batch.begin(), q.registration.grid.batch.end());
   for (int k : q.registration.grid.tp)

@@ -25,9 +25,8 @@ namespace {
 // The rounds design calibration declared in /study, with the kill switch:
 // sealed from here on.
 RoundsDesign declared_design(const H5File& file, double kill_switch_pct, std::uint64_t seed) {
-  H5Handle study = file.open_object(kStudyGroup);
-  return make_rounds_design(static_cast<int>(read_integer_attribute(study.id(), "rounds")),
-                            read_double_attribute(study.id(), "time_budget_s"), seed, kill_switch_pct);
+  const StudyDesign study = read_study_design(file);
+  return make_rounds_design(study.rounds, study.time_budget_s, seed, kill_switch_pct);
 }
 
 // What the declared rounds can resolve at the calibration's spread, said

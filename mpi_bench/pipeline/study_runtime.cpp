@@ -131,11 +131,9 @@ Workload describe_workload(const StudyRuntime& rt) {
           d.bootstrap_resamples};
 }
 
-CollectiveKind stored_study_collective(const H5File& file, BackendKind backend) {
-  H5Handle study = file.open_object(kStudyGroup);
-  return has_attribute(study.id(), "collective")
-             ? parse_collective_kind("study collective", read_string_attribute(study.id(), "collective"))
-             : default_collective_kind(backend);
+CollectiveKind stored_study_collective(const StudyDesign& design, BackendKind backend) {
+  return design.collective.empty() ? default_collective_kind(backend)
+                                   : parse_collective_kind("study collective", design.collective);
 }
 
 StudyDeclaration broadcast_declaration(const RankContext& ranks, const std::string& file_path) {
@@ -145,18 +143,18 @@ StudyDeclaration broadcast_declaration(const RankContext& ranks, const std::stri
     const H5File file(file_path, H5Mode::read_only);
     Workload w;
     read_study_declaration(file, &w, &d.grid);
-    H5Handle study = file.open_object(kStudyGroup);
+    const StudyDesign design = read_study_design(file);
     d.model_path = w.config_path;
     d.backend = parse_backend_kind("study backend", w.backend);
-    d.collective = stored_study_collective(file, d.backend);
+    d.collective = stored_study_collective(design, d.backend);
     d.layers = w.layers;
     d.warmup_iters = w.warmup_iters;
     d.iters = w.iters;
-    d.sweep_iters = static_cast<int>(read_integer_attribute(study.id(), "sweep_iters"));
+    d.sweep_iters = design.sweep_iters;
     d.bootstrap_seed = w.bootstrap_seed;
     d.bootstrap_resamples = w.bootstrap_resamples;
-    d.rounds = static_cast<int>(read_integer_attribute(study.id(), "rounds"));
-    d.time_budget_s = read_double_attribute(study.id(), "time_budget_s");
+    d.rounds = design.rounds;
+    d.time_budget_s = design.time_budget_s;
   });
   std::string text = ranks.is_root() ? declaration_json(d).dump() : std::string();
   broadcast(text);

@@ -79,7 +79,7 @@ std::vector<int> collective_degrees(const std::vector<int>& grid_tp);
 
 // The collective the study's steps run with, as /study records it; a file
 // that does not record one ran the backend's default.
-CollectiveKind stored_study_collective(const H5File& file, BackendKind backend);
+CollectiveKind stored_study_collective(const StudyDesign& design, BackendKind backend);
 
 // Rank 0 reads /study from `file_path`; every rank gets the declaration,
 // field by field.
