@@ -10,6 +10,7 @@
 #include "common/error.hpp"
 #include "results/h5_file.hpp"
 #include "results/report.hpp"
+#include "results/verdict_table.hpp"
 
 namespace tpb {
 namespace {
@@ -91,13 +92,12 @@ std::string fmt_interval(const RoundInterval& i) {
 
 const PooledCell& worst_cell(const PooledFormK& p) { return p.cells[static_cast<std::size_t>(p.judged.worst_cell)]; }
 
-// The worst cell of a pooled verdict: "b=B c=C", `between`, then its mean error and 1 − 2α interval.
-std::string worst_cell_text(const PooledFormK& p, const std::vector<std::pair<int, int>>& cells_bc,
-                            const char* between) {
+// The worst cell of a pooled verdict: "b=B c=C", then its mean error and 1 − 2α interval.
+std::vector<std::string> worst_cell_text(const PooledFormK& p, const std::vector<std::pair<int, int>>& cells_bc) {
   const auto [batch, context] = cells_bc[static_cast<std::size_t>(p.judged.worst_cell)];
   const PooledCell& c = worst_cell(p);
-  return fmt::format("b={} c={}{}{} {}", batch, context, between, fmt_pct(c.judged.error_pct),
-                     fmt_interval(c.judged.hold));
+  return {fmt::format("b={} c={}", batch, context),
+          fmt::format("{} {}", fmt_pct(c.judged.error_pct), fmt_interval(c.judged.hold))};
 }
 
 }  // namespace
@@ -165,7 +165,7 @@ std::string campaign_summary(const CampaignContext& cx, const CampaignVerdict& v
       continue;
     }
     text += fmt::format("  {:<3} {:<11} {:<30} {:<36} {:>9.1f}\n", p.k, p.form, verdict_text(p),
-                        worst_cell_text(p, cells_bc, ": "), worst_cell(p).between_sd_log * 100.0);
+                        fmt::join(worst_cell_text(p, cells_bc), ": "), worst_cell(p).between_sd_log * 100.0);
   }
   text += fmt::format("# pooled over launches {} of {} (L = {} sealed); A/A pooled: {}\n", fmt::join(v.counted, ", "),
                       v.launches_sealed, v.launches_sealed,
@@ -183,16 +183,21 @@ std::string campaign_report_markdown(const CampaignContext& cx, const CampaignVe
   if (v.incomplete())
     md += fmt::format("> **INCOMPLETE**: launches {} of the sealed {} are missing; this verdict pools {} launches.\n\n",
                       fmt::join(v.missing, ", "), v.launches_sealed, launches);
-  md += "| k | form | pooled verdict | worst cell | mean error [1 − 2α] | between-launch SD | MAPE |\n"
-        "|---|---|---|---|---|---|---|\n";
+  std::vector<std::vector<std::string>> rows;
   for (const PooledFormK& p : v.cells) {
+    std::vector<std::string> row = {fmt::format("{}", p.k), fmt::format("`{}`", p.form)};
     if (p.outcome == Outcome::not_applicable) {
-      md += fmt::format("| {} | `{}` | NOT_APPLICABLE | — | — | — | — |\n", p.k, p.form);
-      continue;
+      row.insert(row.end(), {"NOT_APPLICABLE", "—", "—", "—", "—"});
+    } else {
+      row.push_back(verdict_text(p));
+      for (std::string& column : worst_cell_text(p, cells_bc)) row.push_back(std::move(column));
+      row.push_back(fmt::format("{:.1f} %", worst_cell(p).between_sd_log * 100.0));
+      row.push_back(fmt::format("{:.1f} %", p.judged.mape_pct));
     }
-    md += fmt::format("| {} | `{}` | {} | {} | {:.1f} % | {:.1f} % |\n", p.k, p.form, verdict_text(p),
-                      worst_cell_text(p, cells_bc, " | "), worst_cell(p).between_sd_log * 100.0, p.judged.mape_pct);
+    rows.push_back(std::move(row));
   }
+  md += render_table({"k", "form", "pooled verdict", "worst cell", "mean error [1 − 2α]", "between-launch SD", "MAPE"},
+                     rows, TableStyle::markdown);
   md += fmt::format(
       "\nThis table speaks for the campaign: launches {} of L = {} sealed (campaign.json, sha256 `{}`). The estimand "
       "per cell is the mean over launches of each launch's median of d = ln(measured / paired prediction), the "
@@ -217,34 +222,27 @@ std::string campaign_report_markdown(const CampaignContext& cx, const CampaignVe
   md += "\n## Launches per cell\n\nEach launch's median error per cell (%), the between-launch SD of d, and what "
         "this campaign's L and spread can decide: the smallest |error| it could FALSIFY, the largest it could HOLD, "
         "and the L that spread needs to HOLD at a true error of 0 with 80 % power.\n\n";
-  md += fmt::format("| form | k | cell | {} | SD | smallest FALSIFIED | largest HOLDS | L for 80 % |\n",
-                    fmt::join([&] {
-                      std::vector<std::string> h;
-                      for (int i : v.counted) h.push_back(fmt::format("launch {}", i));
-                      return h;
-                    }(),
-                              " | "));
-  md += "|---|---|---|" + [&] {
-    std::string s;
-    for (std::size_t i = 0; i < v.counted.size(); ++i) s += "---|";
-    return s;
-  }() + "---|---|---|---|\n";
+  std::vector<std::string> header = {"form", "k", "cell"};
+  for (int i : v.counted) header.push_back(fmt::format("launch {}", i));
+  header.insert(header.end(), {"SD", "smallest FALSIFIED", "largest HOLDS", "L for 80 %"});
+  std::vector<std::vector<std::string>> launch_rows;
+  const bool formed = launches >= 2;
   for (const PooledFormK& p : v.cells) {
     if (p.outcome == Outcome::not_applicable) continue;
     for (std::size_t i = 0; i < p.cells.size(); ++i) {
       const PooledCell& c = p.cells[i];
-      std::vector<std::string> per_launch;
-      for (double d : c.launch_median_log) per_launch.push_back(fmt::format("{:+.1f}", pct_of(d)));
-      const bool formed = launches >= 2;
-      md += fmt::format("| `{}` | {} | b={} c={} | {} | {:.1f} % | {} | {} | {} |\n", p.form, p.k, cells_bc[i].first,
-                        cells_bc[i].second, fmt::join(per_launch, " | "), c.between_sd_log * 100.0,
-                        formed ? fmt_pct(smallest_falsifiable_pct(launches, c.between_sd_log, v.rule, v.family_cells))
-                               : std::string("—"),
-                        formed ? fmt_pct(largest_holdable_pct(launches, c.between_sd_log, v.rule)) : std::string("—"),
-                        formed ? fmt::format("{}", launches_for_hold_power(c.between_sd_log, v.rule))
-                               : std::string("—"));
+      std::vector<std::string> row = {fmt::format("`{}`", p.form), fmt::format("{}", p.k),
+                                      fmt::format("b={} c={}", cells_bc[i].first, cells_bc[i].second)};
+      for (double d : c.launch_median_log) row.push_back(fmt::format("{:+.1f}", pct_of(d)));
+      row.push_back(fmt::format("{:.1f} %", c.between_sd_log * 100.0));
+      row.push_back(formed ? fmt_pct(smallest_falsifiable_pct(launches, c.between_sd_log, v.rule, v.family_cells))
+                           : std::string("—"));
+      row.push_back(formed ? fmt_pct(largest_holdable_pct(launches, c.between_sd_log, v.rule)) : std::string("—"));
+      row.push_back(formed ? fmt::format("{}", launches_for_hold_power(c.between_sd_log, v.rule)) : std::string("—"));
+      launch_rows.push_back(std::move(row));
     }
   }
+  md += render_table(header, launch_rows, TableStyle::markdown);
   md += "\n![each launch's median error per cell](fig_campaign_launches.png)\n";
   return md;
 }

@@ -74,13 +74,9 @@ const char* rounds_group(RoundsPhase phase) {
 std::string rounds_order_path(RoundsPhase phase) { return fmt::format("{}/order", rounds_group(phase)); }
 
 std::string round_condition_path(RoundKind kind, int k, int batch, int context, RoundsPhase phase) {
-  const char* root = rounds_group(phase);
-  switch (kind) {
-    case RoundKind::step: return fmt::format("{}/step/k{}/b{}_c{}", root, k, batch, context);
-    case RoundKind::step_nocomm: return fmt::format("{}/step_nocomm/k{}/b{}_c{}", root, k, batch, context);
-    case RoundKind::replay: return fmt::format("{}/replay/k{}/b{}_c{}", root, k, batch, context);
-  }
-  return root;
+  static constexpr const char* kKindGroups[] = {"step", "step_nocomm", "replay"};  // RoundKind's order
+  return fmt::format("{}/{}/k{}/b{}_c{}", rounds_group(phase), kKindGroups[static_cast<int>(kind)], k, batch,
+                     context);
 }
 
 std::string visit_dataset_path(const char* dataset, RoundsPhase phase) {
