@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "tp_decoder/attention_shape.hpp"  // AttentionShape, qkv_cols, cache_cols
@@ -171,6 +172,18 @@ std::unique_ptr<Backend> make_backend(const std::string& name);
 // line, where the backend does not implement a layer the model has
 // (mixture-of-experts layers on cuda), before anything touches a device.
 std::unique_ptr<Backend> make_backend(BackendKind kind, const ModelConfig& config);
+
+// A whole tensor copied to the host: its f32 values (download) or, for T =
+// std::int32_t, its token ids (download_tokens).
+template <typename T = float>
+std::vector<T> download_all(Backend& backend, const Tensor& src) {
+  std::vector<T> values(static_cast<std::size_t>(src.numel()));
+  if constexpr (std::is_same_v<T, std::int32_t>)
+    backend.download_tokens(src, values.data());
+  else
+    backend.download(src, values.data());
+  return values;
+}
 
 // Frees a tensor when it leaves scope (plain Tensor stays copyable for views).
 class OwnedTensor {

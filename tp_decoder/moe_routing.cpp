@@ -87,8 +87,7 @@ std::string routing_disagreement(Backend& backend, Communicator& group, const st
   group.all_gather(local->data, all->data, static_cast<std::size_t>(count), comm_datatype(local->type),
                    backend.stream());
   group.synchronize(backend.stream());
-  std::vector<float> every(static_cast<std::size_t>(count * group.size()));
-  backend.download(*all, every.data());
+  const std::vector<float> every = download_all(backend, *all);
   for (int rank = 1; rank < group.size(); ++rank) {
     std::size_t i = 0;
     for (std::size_t layer = 0; layer < layers.size(); ++layer)

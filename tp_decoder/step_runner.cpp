@@ -75,8 +75,7 @@ void require_finite(const std::vector<float>& values, const std::string& what, c
 
 // One step's logits as (batch, vocab) in vocabulary order, from the all-gathered (k*b, vocab/k) layout.
 std::vector<float> logits_in_vocab_order(Backend& backend, const Tensor& gathered, int shards, int batch) {
-  std::vector<float> raw(static_cast<std::size_t>(gathered.numel()));
-  backend.download(gathered, raw.data());
+  const std::vector<float> raw = download_all(backend, gathered);
   const std::size_t shard_vocab = static_cast<std::size_t>(gathered.cols);
   std::vector<float> ordered(raw.size());
   for (int s = 0; s < shards; ++s)
@@ -88,19 +87,11 @@ std::vector<float> logits_in_vocab_order(Backend& backend, const Tensor& gathere
   return ordered;
 }
 
-std::vector<std::int32_t> download_tokens(Backend& backend, const Tensor& tokens) {
-  std::vector<std::int32_t> ids(static_cast<std::size_t>(tokens.numel()));
-  backend.download_tokens(tokens, ids.data());
-  return ids;
-}
-
 // Throws at the first layer whose output (the residual stream, identical on
 // every rank of a group after its all-reduce) holds a NaN or Inf.
 LayerObserver finite_hidden_state(Backend& backend, const Communicator* comm) {
   return [&backend, comm](int layer, const Tensor& x) {
-    std::vector<float> values(static_cast<std::size_t>(x.numel()));
-    backend.download(x, values.data());
-    require_finite(values, fmt::format("the hidden state after layer {}", layer), comm);
+    require_finite(download_all(backend, x), fmt::format("the hidden state after layer {}", layer), comm);
   };
 }
 
@@ -110,8 +101,7 @@ LayerObserver finite_hidden_state(Backend& backend, const Communicator* comm) {
 void require_finite_logits(Backend& backend, Communicator* comm, const ModelConfig& config,
                            const DecoderWeights& weights, DecodeState& state) {
   const Tensor& logits = comm ? *state.logits_all : *state.logits;
-  std::vector<float> values(static_cast<std::size_t>(logits.numel()));
-  backend.download(logits, values.data());
+  const std::vector<float> values = download_all(backend, logits);
   if (std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); })) return;
   decode_step(backend, comm, config, weights, state, nullptr, finite_hidden_state(backend, comm));
   backend.synchronize();
@@ -159,7 +149,7 @@ StepCheck check_step(Backend& backend, Communicator* comm, const ModelConfig& co
   require_finite(logits, "the logits", comm);
 
   StepCheck check;
-  check.tokens = download_tokens(backend, *state.next_tokens);
+  check.tokens = download_all<std::int32_t>(backend, *state.next_tokens);
   if (config.is_moe() && comm && comm->size() > 1) {
     check.failure = routing_disagreement(backend, *comm, state.moe.routing);
     if (!check.failure.empty()) return check;
@@ -172,7 +162,7 @@ StepCheck check_step(Backend& backend, Communicator* comm, const ModelConfig& co
   decode_step(backend, nullptr, config, weights1, state1, nullptr);
   backend.synchronize();
   const std::vector<float> reference = logits_in_vocab_order(backend, *state1.logits, 1, point.batch);
-  check.reference_tokens = download_tokens(backend, *state1.next_tokens);
+  check.reference_tokens = download_all<std::int32_t>(backend, *state1.next_tokens);
   check.compared = true;
   for (std::size_t i = 0; i < reference.size(); ++i) {
     check.max_abs_logit = std::max(check.max_abs_logit, static_cast<double>(std::fabs(reference[i])));
