@@ -130,19 +130,28 @@ TEST(Registration, TransferIsSealedWithItsFitAndReadBackExactly) {
   EXPECT_EQ(registered_forms(back).back().name, "transfer");
 }
 
+// `r` with roofline registered at `ceilings`, sealed; the text reads back to
+// itself, and `back` is what it reads back as.
+std::string seal_with_roofline(Registration& r, const RooflineCeilings& ceilings, Registration& back) {
+  r.roofline = ceilings;
+  r.kill_switches = kill_switch_table(15, false, true);
+  r.predictions = predict_all(r.calibration, registered_forms(r));
+  std::string text = registration_json(r);
+  back = parse_registration(text);
+  EXPECT_EQ(registration_json(back), text);
+  return text;
+}
+
 TEST(Registration, RooflineIsSealedWithItsCeilingsAndJudgedAsAbsolute) {
   Registration r = sample_registration(15);
   EXPECT_EQ(registration_json(r).find("roofline"), std::string::npos);  // absent unless measured
-  r.roofline = RooflineCeilings{RooflineBandwidth::host_read, 7.5, 70.0, "membw", ""};
   for (CellInputs& cell : r.calibration) cell.inputs.t_roofline_us = 1000.0 * cell.batch / cell.inputs.k;
-  r.kill_switches = kill_switch_table(15, false, true);
-  r.predictions = predict_all(r.calibration, registered_forms(r));
+  Registration back;
+  const std::string text =
+      seal_with_roofline(r, RooflineCeilings{RooflineBandwidth::host_read, 7.5, 70.0, "membw", ""}, back);
   const CellInputs& cell = find_cell_inputs(r, 2, 4, 64);
   EXPECT_DOUBLE_EQ(find_prediction(r.predictions, "roofline", 2, 4, 64).prediction.t_step_us,
                    2000.0 + collective_term_us(cell.inputs));
-  const std::string text = registration_json(r);
-  const Registration back = parse_registration(text);
-  EXPECT_EQ(registration_json(back), text);
   ASSERT_TRUE(back.roofline.has_value());
   EXPECT_EQ(back.roofline->bandwidth, RooflineBandwidth::host_read);
   EXPECT_EQ(back.roofline->bandwidth_GBps, 7.5);
@@ -163,15 +172,12 @@ TEST(Registration, RooflineIsSealedWithItsCeilingsAndJudgedAsAbsolute) {
 // written), with the GEMM its peak came from.
 TEST(Registration, DeviceCeilingsAreSealedAsACopyBandwidthWithTheirGemm) {
   Registration r = sample_registration(15);
-  r.roofline =
-      RooflineCeilings{RooflineBandwidth::device_copy, 3000.0, 600000.0, "d2d", "cuBLAS GEMM 4096 x 4096 x 4096"};
-  r.kill_switches = kill_switch_table(15, false, true);
-  r.predictions = predict_all(r.calibration, registered_forms(r));
-  const std::string text = registration_json(r);
+  Registration back;
+  const std::string text = seal_with_roofline(
+      r, RooflineCeilings{RooflineBandwidth::device_copy, 3000.0, 600000.0, "d2d", "cuBLAS GEMM 4096 x 4096 x 4096"},
+      back);
   EXPECT_NE(text.find(R"("copy_GBps": 3000.0)"), std::string::npos) << text;
   EXPECT_EQ(text.find(R"("read_GBps":)"), std::string::npos) << text;
-  const Registration back = parse_registration(text);
-  EXPECT_EQ(registration_json(back), text);
   ASSERT_TRUE(back.roofline.has_value());
   EXPECT_EQ(back.roofline->bandwidth, RooflineBandwidth::device_copy);
   EXPECT_EQ(back.roofline->bandwidth_GBps, 3000.0);
