@@ -81,18 +81,20 @@ write_summary() {
   } >"$out/summary.txt.part" && mv "$out/summary.txt.part" "$out/summary.txt"
 }
 
-passed() {  # NAME DETAIL
-  names+=("$1")
-  outcome[$1]=passed
-  line[$1]="$1: passed${2:+ ($2)}"
+# record NAME passed|skipped|failed LINE: a step's outcome and its summary line.
+# A check on a step's log after it ran may record it again: it keeps its place.
+record() {
+  [[ " ${names[*]} " == *" $1 "* ]] || names+=("$1")
+  outcome[$1]=$2
+  line[$1]=$3
   write_summary
 }
+passed() {  # NAME DETAIL
+  record "$1" passed "$1: passed${2:+ ($2)}"
+}
 skipped() {  # NAME WHY
-  names+=("$1")
-  outcome[$1]=skipped
-  line[$1]="$1: skipped: $2"
   progress "$1 skipped: $2"
-  write_summary
+  record "$1" skipped "$1: skipped: $2"
 }
 # NAME WHY: the log's name and its last three non-empty lines, joined.
 failed() {
@@ -100,23 +102,9 @@ failed() {
   if [ -s "$log" ]; then
     tail_text=$(grep -v '^[[:space:]]*$' "$log" | tail -n 3 | cut -c1-200 | paste -sd '|' - | sed 's/|/ | /g')
   fi
-  [[ " ${names[*]} " == *" $name "* ]] || names+=("$name")
-  outcome[$name]=failed
   failures=$((failures + 1))
-  line[$name]="$name: FAILED ($why; log device_check/$name.log)${tail_text:+: $tail_text}"
   progress "$name FAILED: $why"
-  write_summary
-}
-# Turns a step that ran into a failure (a check on its log after it passed) or a skip.
-demote() {  # NAME failed|skipped WHY
-  local name=$1 to=$2 why=$3
-  if [ "$to" = failed ]; then
-    failed "$name" "$why"
-  else
-    outcome[$name]=skipped
-    line[$name]="$name: skipped: $why"
-    write_summary
-  fi
+  record "$name" failed "$name: FAILED ($why; log device_check/$name.log)${tail_text:+: $tail_text}"
 }
 
 # step NAME BUDGET_S NEEDS CMD...: runs CMD within its budget, output to
@@ -192,10 +180,9 @@ if [ "$dry_run" = 0 ] && [ "${outcome[nvidia_smi]}" = passed ]; then
   if grep -q '^GPU' "$logs/nvidia_smi.log"; then
     gpu_name=$(timeout 10 nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null)
     gpu_mib=$(timeout 10 nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits -i 0 2>/dev/null)
-    line[nvidia_smi]="nvidia_smi: passed (GPU 0: ${gpu_name:-?}, ${gpu_mib:-?} MiB; $(grep -c '^GPU' "$logs/nvidia_smi.log") visible, this check uses one)"
-    write_summary
+    passed nvidia_smi "GPU 0: ${gpu_name:-?}, ${gpu_mib:-?} MiB; $(grep -c '^GPU' "$logs/nvidia_smi.log") visible, this check uses one"
   else
-    demote nvidia_smi failed "nvidia-smi -L lists no GPU"
+    failed nvidia_smi "nvidia-smi -L lists no GPU"
   fi
 fi
 # The CUDA runtime's own view: versions, the device, or the one line saying why it sees none.
@@ -324,10 +311,9 @@ if [ "$dry_run" = 0 ] && [ "${outcome[gpu_tests_cuda_backend]}" = passed ]; then
   log=$logs/gpu_tests_cuda_backend.log
   if grep -q '\[  SKIPPED \]' "$log"; then
     # The CUDA backend's tests may not skip where a GPU is visible; their skip message names why.
-    demote gpu_tests_cuda_backend failed "tests skipped although a GPU is visible: $(grep -m1 -i 'skipped' "$log" | cut -c1-200)"
+    failed gpu_tests_cuda_backend "tests skipped although a GPU is visible: $(grep -m1 -i 'skipped' "$log" | cut -c1-200)"
   else
-    line[gpu_tests_cuda_backend]="${line[gpu_tests_cuda_backend]%)}; $(grep -m1 -E '^\[  PASSED  \]' "$log" | cut -c14-))"
-    write_summary
+    record gpu_tests_cuda_backend passed "${line[gpu_tests_cuda_backend]%)}; $(grep -m1 -E '^\[  PASSED  \]' "$log" | cut -c14-))"
   fi
 fi
 # NCCL's own test: a 1-rank communicator and sweep through the bundled mpirun.
@@ -353,17 +339,16 @@ if [ "$dry_run" = 0 ]; then
   case ${outcome[sanitizer_memcheck]} in
     passed)
       if grep -q 'ERROR SUMMARY: 0 errors' "$log"; then
-        line[sanitizer_memcheck]="sanitizer_memcheck: passed (tiny-llama replay --tp 1 b=3 c=200: 0 errors)"
-        write_summary
+        passed sanitizer_memcheck "tiny-llama replay --tp 1 b=3 c=200: 0 errors"
       else
-        demote sanitizer_memcheck failed "no clean ERROR SUMMARY"
+        failed sanitizer_memcheck "no clean ERROR SUMMARY"
       fi
       ;;
     failed)
       if grep -Eqi 'Device not supported|unable to (attach|initialize)|not supported on this (device|platform)|Internal Sanitizer Error|CUPTI' "$log" &&
         ! grep -q 'ERROR SUMMARY: [1-9]' "$log"; then
         failures=$((failures - 1))
-        demote sanitizer_memcheck skipped "compute-sanitizer could not attach to the device ($(grep -Ei -m1 'error|unable|fail' "$log" | cut -c1-160))"
+        skipped sanitizer_memcheck "compute-sanitizer could not attach to the device ($(grep -Ei -m1 'error|unable|fail' "$log" | cut -c1-160))"
       fi
       ;;
   esac
