@@ -37,3 +37,17 @@ tpb_divisors() {
   done
   echo "$list"
 }
+# tpb_set_study_flags RANKS: the study's `mpi_bench run` flags, from the
+# environment, into the array tpb_study_flags:
+#   TPB_MODEL     a Hugging Face config.json (required)
+#   TPB_TP        TP degrees (default: every k that divides RANKS)
+#   TPB_BATCH     batch sizes (default 1,8,32)
+#   TPB_CONTEXT   context lengths, tokens in the KV cache (default 512,4096)
+#   TPB_RUN_ARGS  more `mpi_bench run` flags, e.g. "-n 50 --layers 8"
+# shellcheck disable=SC2034  # tpb_study_flags is read by the scripts that source this
+tpb_set_study_flags() {
+  # shellcheck disable=SC2206  # TPB_RUN_ARGS is a list of flags
+  tpb_study_flags=(--model "${TPB_MODEL:?set TPB_MODEL to a model config.json}" --backend "$TPB_BACKEND"
+    --tp "${TPB_TP:-$(tpb_divisors "$1")}" --batch "${TPB_BATCH:-1,8,32}" --context "${TPB_CONTEXT:-512,4096}"
+    ${TPB_RUN_ARGS:-})
+}

@@ -8,22 +8,12 @@
 #   TPB_MODEL=path/to/config.json jobs/mpirun/study.sh hosts.txt
 #   TPB_MODEL=... TPB_TP=1,2,4 TPB_BATCH=1,8 TPB_CONTEXT=512 jobs/mpirun/study.sh hosts.txt
 #
-# Environment, besides launch-common.sh's:
-#   TPB_MODEL    a Hugging Face config.json (required)
-#   TPB_TP       TP degrees (default: every k that divides the rank count)
-#   TPB_BATCH    batch sizes (default 1,8,32)
-#   TPB_CONTEXT  context lengths, tokens in the KV cache (default 512,4096)
-#   TPB_RUN_ARGS more `mpi_bench run` flags, e.g. "-n 50 --layers 8"
+# Environment, besides launch-common.sh's: the model and the grid, TPB_MODEL
+# (required), TPB_TP, TPB_BATCH, TPB_CONTEXT and TPB_RUN_ARGS
+# (jobs/lib/launch-helpers.sh, tpb_set_study_flags).
 set -euo pipefail
 # shellcheck source=jobs/mpirun/launch-common.sh
 source "$(dirname "$0")/launch-common.sh"
 
-TPB_MODEL=${TPB_MODEL:?set TPB_MODEL to a model config.json}
-TPB_TP=${TPB_TP:-$(tpb_divisors "$tpb_ranks")}
-TPB_BATCH=${TPB_BATCH:-1,8,32}
-TPB_CONTEXT=${TPB_CONTEXT:-512,4096}
-TPB_RUN_ARGS=${TPB_RUN_ARGS:-}
-
-# shellcheck disable=SC2086  # TPB_RUN_ARGS is a list of flags
-tpb_launch run --model "$TPB_MODEL" --backend "$TPB_BACKEND" --tp "$TPB_TP" --batch "$TPB_BATCH" \
-  --context "$TPB_CONTEXT" $TPB_RUN_ARGS -o "$tpb_run_dir"
+tpb_set_study_flags "$tpb_ranks"
+tpb_launch run "${tpb_study_flags[@]}" -o "$tpb_run_dir"
