@@ -189,27 +189,20 @@ StepCheck check_step(Backend& backend, Communicator* comm, const ModelConfig& co
 
 const DecoderWeights& WeightCache::get(Backend& backend, const ModelConfig& config, const ShardPlan& plan,
                                        std::uint64_t seed) {
-  const bool same = weights_ && backend_ == &backend && config_ == &config && tp_ == plan.tp && rank_ == plan.rank &&
-                    seed_ == seed;
-  if (!same) {
+  const ShardKey shard{&backend, &config, plan.tp, plan.rank, seed};
+  if (!weights_ || shard_ != shard) {
     weights_.reset();  // release the previous shard before drawing the next one
     weights_.emplace(build_decoder_weights(backend, config, plan, seed));
-    backend_ = &backend;
-    config_ = &config;
-    tp_ = plan.tp;
-    rank_ = plan.rank;
-    seed_ = seed;
+    shard_ = shard;
   }
   return *weights_;
 }
 
 DecodeStateCache::Entry& DecodeStateCache::get(Backend& backend, const ModelConfig& config, const ShardPlan& plan,
                                                int batch, int context, std::uint64_t seed, bool* built) {
-  TPB_CHECK(entries_.empty() || (tp_ == plan.tp && rank_ == plan.rank && seed_ == seed),
-            "decode state cache: one cache serves one shard");
-  tp_ = plan.tp;
-  rank_ = plan.rank;
-  seed_ = seed;
+  const ShardKey shard{&backend, &config, plan.tp, plan.rank, seed};
+  TPB_CHECK(entries_.empty() || shard_ == shard, "decode state cache: one cache serves one shard");
+  shard_ = shard;
   const auto found = entries_.find({batch, context});
   *built = found == entries_.end();
   if (!*built) return found->second;

@@ -90,6 +90,17 @@ struct StepTerms {
   bool collectives_profiled_separately = false;  // t_ar/t_ag_insitu_us come from extra profiled iterations
 };
 
+// What a cache's contents were built from: one shard of one model, drawn
+// from one seed on one backend.
+struct ShardKey {
+  const Backend* backend = nullptr;
+  const ModelConfig* config = nullptr;
+  int tp = 0;
+  int rank = -1;
+  std::uint64_t seed = 0;
+  bool operator==(const ShardKey&) const = default;
+};
+
 // One shard's weights, built on first use and kept for the next points of the
 // same shard. Drawing every weight through the hash costs far more than a timed
 // step when the vocabulary is large (Llama-3.2-1B's embedding alone is 262 M
@@ -100,11 +111,7 @@ class WeightCache {
   const DecoderWeights& get(Backend& backend, const ModelConfig& config, const ShardPlan& plan, std::uint64_t seed);
 
  private:
-  const Backend* backend_ = nullptr;
-  const ModelConfig* config_ = nullptr;
-  int tp_ = 0;
-  int rank_ = -1;
-  std::uint64_t seed_ = 0;
+  ShardKey shard_;
   std::optional<DecoderWeights> weights_;
 };
 
@@ -130,9 +137,7 @@ class DecodeStateCache {
              std::uint64_t seed, bool* built);
 
  private:
-  int tp_ = 0;
-  int rank_ = -1;
-  std::uint64_t seed_ = 0;
+  ShardKey shard_;
   std::map<std::pair<int, int>, Entry> entries_;
 };
 
