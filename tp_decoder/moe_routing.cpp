@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 #include "common/error.hpp"
 
@@ -20,7 +21,12 @@ LayerRouting route_tokens(const MoeConfig& moe, const float* router_logits, int 
   r.experts_per_token = top;
   r.min_margin = std::numeric_limits<double>::infinity();
   std::vector<double> probability(static_cast<std::size_t>(n));
-  std::vector<bool> taken(static_cast<std::size_t>(n));
+  std::vector<int> ranked(static_cast<std::size_t>(n));
+  const auto more_probable = [&probability](int a, int b) {  // a tie goes to the lower index
+    const double pa = probability[static_cast<std::size_t>(a)];
+    const double pb = probability[static_cast<std::size_t>(b)];
+    return pa > pb || (pa == pb && a < b);
+  };
   for (int b = 0; b < batch; ++b) {
     // Softmax in double: the same value for the same logits on every rank.
     const float* logits = router_logits + static_cast<std::ptrdiff_t>(b) * n;
@@ -29,27 +35,17 @@ LayerRouting route_tokens(const MoeConfig& moe, const float* router_logits, int 
     for (int e = 0; e < n; ++e) total += probability[static_cast<std::size_t>(e)] = std::exp(logits[e] - peak);
     for (double& p : probability) p /= total;
 
-    // Top-k by repeated selection; strict > keeps the lowest index on a tie.
-    std::fill(taken.begin(), taken.end(), false);
+    std::iota(ranked.begin(), ranked.end(), 0);
+    const auto kept_end = ranked.begin() + top;
+    std::partial_sort(ranked.begin(), kept_end, ranked.end(), more_probable);
     double kept_sum = 0;
-    float last_kept_logit = 0;
-    const std::size_t first = r.experts.size();
-    for (int slot = 0; slot < top; ++slot) {
-      int best = -1;
-      for (int e = 0; e < n; ++e)
-        if (!taken[static_cast<std::size_t>(e)] &&
-            (best < 0 || probability[static_cast<std::size_t>(e)] > probability[static_cast<std::size_t>(best)]))
-          best = e;
-      taken[static_cast<std::size_t>(best)] = true;
-      r.experts.push_back(best);
-      last_kept_logit = logits[best];
-      kept_sum += probability[static_cast<std::size_t>(best)];
-    }
-    for (int e = 0; e < n; ++e)
-      if (!taken[static_cast<std::size_t>(e)])
-        r.min_margin = std::min(r.min_margin, static_cast<double>(last_kept_logit) - logits[e]);
-    for (std::size_t i = first; i < r.experts.size(); ++i) {
-      const double p = probability[static_cast<std::size_t>(r.experts[i])];
+    for (auto kept = ranked.begin(); kept != kept_end; ++kept) kept_sum += probability[static_cast<std::size_t>(*kept)];
+    const double last_kept_logit = logits[*(kept_end - 1)];
+    for (auto left_out = kept_end; left_out != ranked.end(); ++left_out)
+      r.min_margin = std::min(r.min_margin, last_kept_logit - logits[*left_out]);
+    for (auto kept = ranked.begin(); kept != kept_end; ++kept) {
+      const double p = probability[static_cast<std::size_t>(*kept)];
+      r.experts.push_back(*kept);
       r.weights.push_back(static_cast<float>(moe.norm_topk_prob ? p / kept_sum : p));
     }
   }
