@@ -41,6 +41,7 @@ enum class TensorRole {
   tokens,      // token ids (always i32)
   table,       // small lookup tables kept exact (RoPE inverse frequencies): always f32
 };
+inline constexpr std::size_t kTensorRoleCount = static_cast<std::size_t>(TensorRole::table) + 1;  // table stays last
 
 // A 2-D row-major tensor in backend memory; vectors are (1, n). Plain data:
 // the backend that allocated it releases it.

@@ -138,10 +138,8 @@ StepFootprint step_footprint(const ModelConfig& config, const ShardPlan& plan, c
   f.weights = backend.held_bytes(TensorRole::weight) + backend.held_bytes(TensorRole::table);
   const DecodeState state = build_decode_state(backend, config, plan, 1, 0, kDefaultSeed);
   f.kv_per_sequence_token = backend.held_bytes(TensorRole::kv_cache);
-  for (TensorRole role : kTensorRoles)
-    if (role != TensorRole::kv_cache) f.state_per_sequence += backend.held_bytes(role);
-  f.state_per_sequence -= f.weights;
-  f.state_per_sequence +=
+  f.state_per_sequence =
+      backend.held_bytes() - f.weights - f.kv_per_sequence_token +
       static_cast<std::int64_t>((state.moe.host_logits.size() + state.moe.host_weights.size()) * sizeof(float));
   return f;
 }

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <numeric>
 #include <vector>
 
 #include "collectives/communicator.hpp"
@@ -22,14 +23,6 @@
 
 namespace tpb {
 
-inline constexpr TensorRole kTensorRoles[] = {TensorRole::weight, TensorRole::activation, TensorRole::kv_cache,
-                                              TensorRole::logits, TensorRole::tokens,     TensorRole::table};
-static_assert([] {
-  for (std::size_t i = 0; i < std::size(kTensorRoles); ++i)
-    if (static_cast<std::size_t>(kTensorRoles[i]) != i) return false;
-  return kTensorRoles[std::size(kTensorRoles) - 1] == TensorRole::table;
-}(), "kTensorRoles lists every role once, in enum order");
-
 class CountingBackend final : public Backend {
  public:
   explicit CountingBackend(const MemoryTypes& types)
@@ -37,8 +30,9 @@ class CountingBackend final : public Backend {
 
   // What each record_event closed, in order; [0] is what came before the first.
   const std::vector<PhaseCost>& intervals() const { return intervals_; }
-  // Bytes of tensors of `role` allocated and not yet released.
+  // Bytes of tensors of `role` (of every role) allocated and not yet released.
   std::int64_t held_bytes(TensorRole role) const { return held_[static_cast<std::size_t>(role)]; }
+  std::int64_t held_bytes() const { return std::accumulate(held_.begin(), held_.end(), std::int64_t{0}); }
   // Work issued beside the operations (a collective's), counted in the open interval.
   void count(std::int64_t read, std::int64_t written, std::int64_t flops) {
     open_.bytes_read += read;
@@ -111,9 +105,9 @@ class CountingBackend final : public Backend {
   // Every input read whole, `out` written whole, and `flops`.
   void operation(std::initializer_list<const Tensor*> inputs, const Tensor& out, std::int64_t flops);
 
-  std::array<ElementType, std::size(kTensorRoles)> types_;  // by role
-  std::array<char, std::size(kTensorRoles)> role_marker_{};  // a tensor's data points at its role's marker
-  std::array<std::int64_t, std::size(kTensorRoles)> held_{};
+  std::array<ElementType, kTensorRoleCount> types_;  // by role
+  std::array<char, kTensorRoleCount> role_marker_{};  // a tensor's data points at its role's marker
+  std::array<std::int64_t, kTensorRoleCount> held_{};
   PhaseCost open_;
   std::vector<PhaseCost> intervals_;
   MoeConfig moe_;
