@@ -27,6 +27,26 @@ void for_each_element(std::int64_t n, std::int64_t k, std::int64_t row_begin, st
   }
 }
 
+// One panel at a time against every batch row: the panel's P·k floats stay in
+// the cache across the batch, so the weight is read from memory once.
+void small_batch_gemm_portable(std::int64_t m, std::int64_t n, std::int64_t k, const float* x, const float* w,
+                               const float* bias, float* y) {
+  const std::int64_t panels = (n + kGemmPanelRows - 1) / kGemmPanelRows;
+#pragma omp parallel for schedule(static) if (omp_get_max_threads() > 1)
+  for (std::int64_t panel = 0; panel < panels; ++panel) {
+    const std::int64_t j0 = panel * kGemmPanelRows;
+    const std::int64_t rows = std::min(kGemmPanelRows, n - j0);
+    const float* wp = w + j0 * k;
+    for (std::int64_t i = 0; i < m; ++i) {
+      const float* xi = x + i * k;
+      float sum[kGemmPanelRows] = {};
+      for (std::int64_t c = 0; c < k; ++c)
+        for (std::int64_t r = 0; r < rows; ++r) sum[r] = std::fma(wp[c * rows + r], xi[c], sum[r]);
+      for (std::int64_t r = 0; r < rows; ++r) y[i * n + j0 + r] = bias ? sum[r] + bias[j0 + r] : sum[r];
+    }
+  }
+}
+
 }  // namespace
 
 void pack_weight_rows(std::int64_t n, std::int64_t k, std::int64_t row_begin, std::int64_t rows,
@@ -71,30 +91,7 @@ void small_batch_gemm(GemmIsa isa, std::int64_t m, std::int64_t n, std::int64_t 
   if (isa == GemmIsa::avx2_fma) return detail::small_batch_gemm_avx2(m, n, k, x, w_packed, bias, y);
 #endif
   (void)isa;
-  detail::small_batch_gemm_portable(m, n, k, x, w_packed, bias, y);
+  small_batch_gemm_portable(m, n, k, x, w_packed, bias, y);
 }
 
-namespace detail {
-
-// One panel at a time against every batch row: the panel's P·k floats stay in
-// the cache across the batch, so the weight is read from memory once.
-void small_batch_gemm_portable(std::int64_t m, std::int64_t n, std::int64_t k, const float* x, const float* w,
-                               const float* bias, float* y) {
-  const std::int64_t panels = (n + kGemmPanelRows - 1) / kGemmPanelRows;
-#pragma omp parallel for schedule(static) if (omp_get_max_threads() > 1)
-  for (std::int64_t panel = 0; panel < panels; ++panel) {
-    const std::int64_t j0 = panel * kGemmPanelRows;
-    const std::int64_t rows = std::min(kGemmPanelRows, n - j0);
-    const float* wp = w + j0 * k;
-    for (std::int64_t i = 0; i < m; ++i) {
-      const float* xi = x + i * k;
-      float sum[kGemmPanelRows] = {};
-      for (std::int64_t c = 0; c < k; ++c)
-        for (std::int64_t r = 0; r < rows; ++r) sum[r] = std::fma(wp[c * rows + r], xi[c], sum[r]);
-      for (std::int64_t r = 0; r < rows; ++r) y[i * n + j0 + r] = bias ? sum[r] + bias[j0 + r] : sum[r];
-    }
-  }
-}
-
-}  // namespace detail
 }  // namespace tpb

@@ -98,9 +98,7 @@ void small_batch_gemm(GemmIsa isa, std::int64_t m, std::int64_t n, std::int64_t 
                       const float* w_packed, const float* bias, float* y);
 
 namespace detail {
-// The AVX2 kernel is defined only where TPB_GEMM_X86_KERNELS is 1.
-void small_batch_gemm_portable(std::int64_t m, std::int64_t n, std::int64_t k, const float* x, const float* w,
-                               const float* bias, float* y);
+// The AVX2 kernel (small_batch_gemm_avx2.cpp), defined only where TPB_GEMM_X86_KERNELS is 1.
 void small_batch_gemm_avx2(std::int64_t m, std::int64_t n, std::int64_t k, const float* x, const float* w,
                            const float* bias, float* y);
 }  // namespace detail

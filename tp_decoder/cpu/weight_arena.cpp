@@ -94,10 +94,4 @@ bool WeightArena::owns(const void* data) const {
   return base_ && p >= base_ && p < base_ + size_;
 }
 
-std::size_t WeightArena::free_bytes() const {
-  std::size_t total = 0;
-  for (const auto& block : free_) total += block.second;
-  return total;
-}
-
 }  // namespace tpb

@@ -34,7 +34,6 @@ class WeightArena {
   bool owns(const void* data) const;
 
   std::size_t size() const { return size_; }
-  std::size_t free_bytes() const;
 
  private:
   char* base_ = nullptr;
