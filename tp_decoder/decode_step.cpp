@@ -24,30 +24,27 @@ DecodeState build_decode_state(Backend& backend, const ModelConfig& config, cons
   s.position = context;
   const std::int64_t b = batch;
   const std::int64_t hd = plan.head_dim;
-  const auto tensor = [&backend](std::int64_t rows, std::int64_t cols, TensorRole role) {
-    return OwnedTensor(backend, rows, cols, role);
-  };
-  s.tokens = tensor(1, b, TensorRole::tokens);
-  s.x = tensor(b, plan.hidden, TensorRole::activation);
-  s.xn = tensor(b, plan.hidden, TensorRole::activation);
-  s.qkv = tensor(b, qkv_cols(s.shape), TensorRole::activation);
-  s.att = tensor(b, plan.q_heads * hd, TensorRole::activation);
-  s.partial = tensor(b, plan.hidden, TensorRole::activation);
+  s.tokens = OwnedTensor(backend, 1, b, TensorRole::tokens);
+  s.x = OwnedTensor(backend, b, plan.hidden, TensorRole::activation);
+  s.xn = OwnedTensor(backend, b, plan.hidden, TensorRole::activation);
+  s.qkv = OwnedTensor(backend, b, qkv_cols(s.shape), TensorRole::activation);
+  s.att = OwnedTensor(backend, b, plan.q_heads * hd, TensorRole::activation);
+  s.partial = OwnedTensor(backend, b, plan.hidden, TensorRole::activation);
   if (config.is_moe()) {
     s.moe = build_moe_state(backend, config, plan, batch);
   } else {
-    s.gate_up = tensor(b, 2 * std::int64_t{plan.intermediate}, TensorRole::activation);
-    s.act = tensor(b, plan.intermediate, TensorRole::activation);
+    s.gate_up = OwnedTensor(backend, b, 2 * std::int64_t{plan.intermediate}, TensorRole::activation);
+    s.act = OwnedTensor(backend, b, plan.intermediate, TensorRole::activation);
   }
-  s.logits = tensor(b, plan.vocab, TensorRole::logits);
-  s.logits_all = tensor(plan.tp * b, plan.vocab, TensorRole::logits);
-  s.next_tokens = tensor(1, b, TensorRole::tokens);
+  s.logits = OwnedTensor(backend, b, plan.vocab, TensorRole::logits);
+  s.logits_all = OwnedTensor(backend, plan.tp * b, plan.vocab, TensorRole::logits);
+  s.next_tokens = OwnedTensor(backend, 1, b, TensorRole::tokens);
 
   const TensorSlice history = kv_history_slice(plan, config.num_kv_heads, batch, context + 1);
   const SyntheticInit init = kv_history_init();
   for (int layer = 0; layer < config.num_layers; ++layer) {
-    s.k_cache.push_back(tensor(b, history.cols, TensorRole::kv_cache));
-    s.v_cache.push_back(tensor(b, history.cols, TensorRole::kv_cache));
+    s.k_cache.emplace_back(backend, b, history.cols, TensorRole::kv_cache);
+    s.v_cache.emplace_back(backend, b, history.cols, TensorRole::kv_cache);
     // Position `context` is drawn too and then overwritten by every step's KV write.
     backend.fill_synthetic(*s.k_cache.back(), 0, history, seed,
                            synthetic_tensor_key(layer, static_cast<int>(TensorKind::k_history)), init);

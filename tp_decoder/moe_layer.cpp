@@ -10,20 +10,17 @@ namespace tpb {
 MoeState build_moe_state(Backend& backend, const ModelConfig& config, const ShardPlan& plan, int batch) {
   const std::int64_t b = batch;
   const std::int64_t experts = config.moe.num_experts;
-  const auto tensor = [&backend](std::int64_t rows, std::int64_t cols, TensorRole role) {
-    return OwnedTensor(backend, rows, cols, role);
-  };
   MoeState m;
-  m.router_logits = tensor(b, experts, TensorRole::logits);  // f32 on every backend: routing reads them exactly
-  m.route_weights = tensor(experts, b, TensorRole::table);
-  m.expert_gate_up = tensor(b, 2 * std::int64_t{plan.expert_intermediate}, TensorRole::activation);
-  m.expert_act = tensor(b, plan.expert_intermediate, TensorRole::activation);
-  m.expert_out = tensor(b, plan.hidden, TensorRole::activation);
+  m.router_logits = OwnedTensor(backend, b, experts, TensorRole::logits);  // f32 everywhere: routing reads them exactly
+  m.route_weights = OwnedTensor(backend, experts, b, TensorRole::table);
+  m.expert_gate_up = OwnedTensor(backend, b, 2 * std::int64_t{plan.expert_intermediate}, TensorRole::activation);
+  m.expert_act = OwnedTensor(backend, b, plan.expert_intermediate, TensorRole::activation);
+  m.expert_out = OwnedTensor(backend, b, plan.hidden, TensorRole::activation);
   if (plan.shared_intermediate > 0) {
-    m.shared_gate_logit = tensor(b, 1, TensorRole::logits);
-    m.shared_weight = tensor(1, b, TensorRole::table);
-    m.shared_gate_up = tensor(b, 2 * std::int64_t{plan.shared_intermediate}, TensorRole::activation);
-    m.shared_act = tensor(b, plan.shared_intermediate, TensorRole::activation);
+    m.shared_gate_logit = OwnedTensor(backend, b, 1, TensorRole::logits);
+    m.shared_weight = OwnedTensor(backend, 1, b, TensorRole::table);
+    m.shared_gate_up = OwnedTensor(backend, b, 2 * std::int64_t{plan.shared_intermediate}, TensorRole::activation);
+    m.shared_act = OwnedTensor(backend, b, plan.shared_intermediate, TensorRole::activation);
   }
   m.host_logits.resize(static_cast<std::size_t>(b * experts));
   m.host_weights.resize(static_cast<std::size_t>(b * experts));
