@@ -15,32 +15,6 @@ const char* tensor_kind_name(TensorKind kind) {
 
 namespace {
 
-constexpr std::array<ShardRule, kShardRuleCount> kShardRules{{
-    {TensorKind::embedding, Split::replicated, Part::none},
-    {TensorKind::attn_norm, Split::replicated, Part::none},
-    {TensorKind::wq, Split::rows, Part::q_heads},        // column-parallel, by query head
-    {TensorKind::wk, Split::rows, Part::kv_heads},       // column-parallel, by KV head
-    {TensorKind::wv, Split::rows, Part::kv_heads},
-    {TensorKind::bq, Split::cols, Part::q_heads},        // bias (1, out): follows its weight's rows
-    {TensorKind::bk, Split::cols, Part::kv_heads},
-    {TensorKind::bv, Split::cols, Part::kv_heads},
-    {TensorKind::wo, Split::cols, Part::q_heads},        // row-parallel: all-reduce after
-    {TensorKind::ffn_norm, Split::replicated, Part::none},
-    {TensorKind::w_gate, Split::rows, Part::intermediate},
-    {TensorKind::w_up, Split::rows, Part::intermediate},
-    {TensorKind::w_down, Split::cols, Part::intermediate},  // row-parallel: all-reduce after
-    {TensorKind::final_norm, Split::replicated, Part::none},
-    {TensorKind::lm_head, Split::rows, Part::vocab},     // vocab-parallel: all-gather of logits after
-    {TensorKind::router, Split::replicated, Part::none},  // every rank routes alike
-    {TensorKind::expert_gate, Split::rows, Part::expert_intermediate},
-    {TensorKind::expert_up, Split::rows, Part::expert_intermediate},
-    {TensorKind::expert_down, Split::cols, Part::expert_intermediate},  // joins the MLP's all-reduce
-    {TensorKind::shared_gate_proj, Split::rows, Part::shared_intermediate},
-    {TensorKind::shared_up_proj, Split::rows, Part::shared_intermediate},
-    {TensorKind::shared_down_proj, Split::cols, Part::shared_intermediate},  // joins the MLP's all-reduce
-    {TensorKind::shared_expert_gate, Split::replicated, Part::none},
-}};
-
 // Every weight kind has exactly one rule, the KV history none.
 constexpr bool each_weight_kind_has_one_rule() {
   for (const auto& [kind, name] : kTensorKinds) {
@@ -54,8 +28,6 @@ constexpr bool each_weight_kind_has_one_rule() {
 static_assert(each_weight_kind_has_one_rule(), "kShardRules holds one rule for each weight kind");
 
 }  // namespace
-
-const std::array<ShardRule, kShardRuleCount>& shard_rules() { return kShardRules; }
 
 std::string shard_plan_problem(const ModelConfig& config, int tp) {
   if (tp < 1) return fmt::format("--tp {}: the degree must be at least 1", tp);
@@ -147,7 +119,7 @@ ShardPlan make_shard_plan(const ModelConfig& config, int tp, int rank) {
     }
     return {0, 0};
   };
-  for (const ShardRule& rule : shard_rules()) {
+  for (const ShardRule& rule : kShardRules) {
     const auto [rows, cols] = global_shape(rule.kind);
     TensorSlice slice{rows, cols, 0, rows, 0, cols};
     const auto [begin, count] = owned_range(rule.part);

@@ -92,7 +92,31 @@ struct ShardRule {
 // One rule for every kind but k_history and v_history (the KV cache,
 // kv_history_slice); shard_plan.cpp asserts each kind has its one rule.
 inline constexpr int kShardRuleCount = kTensorKindCount - 2;
-const std::array<ShardRule, kShardRuleCount>& shard_rules();
+inline constexpr std::array<ShardRule, kShardRuleCount> kShardRules{{
+    {TensorKind::embedding, Split::replicated, Part::none},
+    {TensorKind::attn_norm, Split::replicated, Part::none},
+    {TensorKind::wq, Split::rows, Part::q_heads},        // column-parallel, by query head
+    {TensorKind::wk, Split::rows, Part::kv_heads},       // column-parallel, by KV head
+    {TensorKind::wv, Split::rows, Part::kv_heads},
+    {TensorKind::bq, Split::cols, Part::q_heads},        // bias (1, out): follows its weight's rows
+    {TensorKind::bk, Split::cols, Part::kv_heads},
+    {TensorKind::bv, Split::cols, Part::kv_heads},
+    {TensorKind::wo, Split::cols, Part::q_heads},        // row-parallel: all-reduce after
+    {TensorKind::ffn_norm, Split::replicated, Part::none},
+    {TensorKind::w_gate, Split::rows, Part::intermediate},
+    {TensorKind::w_up, Split::rows, Part::intermediate},
+    {TensorKind::w_down, Split::cols, Part::intermediate},  // row-parallel: all-reduce after
+    {TensorKind::final_norm, Split::replicated, Part::none},
+    {TensorKind::lm_head, Split::rows, Part::vocab},     // vocab-parallel: all-gather of logits after
+    {TensorKind::router, Split::replicated, Part::none},  // every rank routes alike
+    {TensorKind::expert_gate, Split::rows, Part::expert_intermediate},
+    {TensorKind::expert_up, Split::rows, Part::expert_intermediate},
+    {TensorKind::expert_down, Split::cols, Part::expert_intermediate},  // joins the MLP's all-reduce
+    {TensorKind::shared_gate_proj, Split::rows, Part::shared_intermediate},
+    {TensorKind::shared_up_proj, Split::rows, Part::shared_intermediate},
+    {TensorKind::shared_down_proj, Split::cols, Part::shared_intermediate},  // joins the MLP's all-reduce
+    {TensorKind::shared_expert_gate, Split::replicated, Part::none},
+}};
 
 // One rank's piece of a global (rows x cols) tensor: a rectangle.
 struct TensorSlice {

@@ -64,7 +64,7 @@ TEST_P(ShardPlanTiling, SlicesTileEachSplitTensorOnce) {
   const ModelConfig config = test::shipped_config(stem);
   std::vector<ShardPlan> plans;
   for (int r = 0; r < tp; ++r) plans.push_back(make_shard_plan(config, tp, r));
-  for (const ShardRule& rule : shard_rules()) {
+  for (const ShardRule& rule : kShardRules) {
     const TensorSlice& first = plans[0].slice(rule.kind);
     std::int64_t covered = 0;
     std::int64_t next_begin = 0;
