@@ -95,13 +95,9 @@ CampaignDesign parse_campaign_design(std::string_view json_text) {
   read_members(json_section(doc, "grid", kWhere), kWhere, d.grid, kGridMembers);
   read_members(json_section(doc, "study", kWhere), kWhere, d, kStudyMembers);
   // Only a campaign sealed with --form carries outside forms.
-  if (doc.contains("outside_forms")) {
-    try {
-      d.outside_forms = parse_sealed_outside_forms(doc.at("outside_forms"), d.grid);
-    } catch (const UsageError& error) {
-      throw UsageError(fmt::format("campaign.json: {}", error.what()));
-    }
-  }
+  if (doc.contains("outside_forms"))
+    d.outside_forms =
+        prefix_usage_errors(kWhere, [&] { return parse_sealed_outside_forms(doc.at("outside_forms"), d.grid); });
   return d;
 }
 
@@ -129,22 +125,20 @@ std::string campaign_design_difference(const CampaignDesign& s, const CampaignDe
 }
 
 std::string campaign_registration_difference(const CampaignDesign& s, const Registration& r) {
-  std::string out;
-  const Workload& w = r.workload;
-  compare(out, "model", s.model, w.model);
-  compare(out, "model (config sha256)", s.config_sha256, w.config_sha256);
-  compare(out, "backend", s.backend, w.backend);
-  compare(out, "warmup_iters", s.warmup_iters, w.warmup_iters);
-  compare(out, "iters", s.iters, w.iters);
-  compare(out, "grid --tp", s.grid.tp, r.grid.tp);
-  compare(out, "grid --batch", s.grid.batch, r.grid.batch);
-  compare(out, "grid --context", s.grid.context, r.grid.context);
-  compare(out, "rounds", s.rounds, r.design.rounds);
-  compare(out, "seed", s.seed, r.design.order_seed);
-  compare(out, "kill switch", s.kill_switch_pct, r.design.rule.kill_switch_pct);
-  compare(out, "alpha", s.family_alpha, r.design.rule.family_alpha);
-  compare(out, "outside forms", outside_forms_text(s.outside_forms), outside_forms_text(r.outside_forms));
-  return out;
+  // The launch's study as its registration sealed it; what that does not record is the campaign's.
+  CampaignDesign launch = s;
+  launch.model = r.workload.model;
+  launch.config_sha256 = r.workload.config_sha256;
+  launch.backend = r.workload.backend;
+  launch.warmup_iters = r.workload.warmup_iters;
+  launch.iters = r.workload.iters;
+  launch.grid = r.grid;
+  launch.rounds = r.design.rounds;
+  launch.seed = r.design.order_seed;
+  launch.kill_switch_pct = r.design.rule.kill_switch_pct;
+  launch.family_alpha = r.design.rule.family_alpha;
+  launch.outside_forms = r.outside_forms;
+  return campaign_design_difference(s, launch);
 }
 
 std::string launch_directory_name(int index) { return fmt::format("launch-{:03d}", index); }

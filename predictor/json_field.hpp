@@ -39,6 +39,17 @@ T json_field(const nlohmann::ordered_json& object, const char* name, const char*
   }
 }
 
+// `read()`'s value; a UsageError it throws comes out as "<where>: <its
+// message>", so a nested reader's error says which document or flag it is in.
+template <typename Read>
+auto prefix_usage_errors(std::string_view where, Read&& read) {
+  try {
+    return read();
+  } catch (const UsageError& error) {
+    throw UsageError(fmt::format("{}: {}", where, error.what()));
+  }
+}
+
 // One list of a struct's members drives both its writer and its reader, so
 // each key is spelled once, in document order: `members(visit, s)` calls
 // visit(key, s.member) for every member (s is const when writing).

@@ -280,29 +280,25 @@ ordered_json outside_form_json(const OutsideForm& form) {
 OutsideForm parse_sealed_outside_form(const ordered_json& json, const Grid& grid) {
   const std::string name = json_field<std::string>(json, "name", "sealed outside form");
   const std::string where = fmt::format("sealed outside form '{}'", name);
-  try {
-    check_outside_form_name(name);
-    const auto source_name = json_field<std::string>(json, "source_name", where.c_str());
-    const auto sealed_sha256 = json_field<std::string>(json, "sha256", where.c_str());
-    const auto bytes = json_field<std::string>(json, "bytes", where.c_str());
-    const bool has_terms = json_field<bool>(json, "has_terms", where.c_str());
+  prefix_usage_errors(where, [&] { check_outside_form_name(name); });
+  // The record's own fields: a missing one is named under `where` already.
+  const auto source_name = json_field<std::string>(json, "source_name", where.c_str());
+  const auto sealed_sha256 = json_field<std::string>(json, "sha256", where.c_str());
+  const auto bytes = json_field<std::string>(json, "bytes", where.c_str());
+  const bool has_terms = json_field<bool>(json, "has_terms", where.c_str());
+  const ordered_json& sealed_rows_json = json_section(json, "rows", where.c_str());
+  return prefix_usage_errors(where, [&] {
     if (const std::string actual = sha256_hex(bytes); actual != sealed_sha256)
       throw UsageError(fmt::format("its bytes hash to {}, not its sealed sha256 {} (edited after sealing)", actual,
                                    sealed_sha256));
     OutsideForm form = parse_outside_form(name, source_name, bytes, grid);
     bool sealed_has_terms = false;
     const std::vector<OutsidePrediction> sealed_rows =
-        grid_rows("its rows", json_prediction_rows("its rows", json_section(json, "rows", where.c_str()),
-                                                   &sealed_has_terms),
-                  grid);
+        grid_rows("its rows", json_prediction_rows("its rows", sealed_rows_json, &sealed_has_terms), grid);
     if (has_terms != form.has_terms || sealed_has_terms != form.has_terms || sealed_rows != form.rows)
       throw UsageError(fmt::format("its rows are not the rows of its sealed bytes ({})", source_name));
     return form;
-  } catch (const UsageError& error) {
-    const std::string message = error.what();
-    if (message.rfind(where, 0) == 0) throw;
-    throw UsageError(fmt::format("{}: {}", where, message));
-  }
+  });
 }
 
 }  // namespace
@@ -322,27 +318,21 @@ OutsideForm parse_outside_form(std::string_view name, std::string_view path, std
 }
 
 OutsideForm read_outside_form(std::string_view name_equals_file, const Grid& grid) {
-  try {
+  return prefix_usage_errors(fmt::format("--form {}", name_equals_file), [&] {
     const std::size_t equals = name_equals_file.find('=');
     if (equals == std::string_view::npos) throw UsageError("expected NAME=FILE");
     const std::string_view name = name_equals_file.substr(0, equals);
     const std::string path(name_equals_file.substr(equals + 1));
     check_outside_form_name(name);
     return parse_outside_form(name, path, read_bounded(path), grid);
-  } catch (const UsageError& error) {
-    throw UsageError(fmt::format("--form {}: {}", name_equals_file, error.what()));
-  }
+  });
 }
 
 std::vector<OutsideForm> read_outside_forms(const std::vector<std::string>& name_equals_files, const Grid& grid) {
   std::vector<OutsideForm> forms;
   for (const std::string& arg : name_equals_files) {
     forms.push_back(read_outside_form(arg, grid));
-    try {
-      check_distinct_outside_form_names(forms);
-    } catch (const UsageError& error) {
-      throw UsageError(fmt::format("--form {}: {}", arg, error.what()));
-    }
+    prefix_usage_errors(fmt::format("--form {}", arg), [&] { check_distinct_outside_form_names(forms); });
   }
   return forms;
 }

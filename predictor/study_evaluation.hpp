@@ -31,9 +31,7 @@ struct MeasuredCell {
 // issued, max(0, t_host - compute - collective): zero on a host-synchronous
 // backend (its issue loop runs the work), the exposed launch cost on an eager
 // GPU step. A collective term that was not measured is left out, and with it
-// the host term that is derived from it.
-// The host issue time not covered by the work it issued; absent when the
-// collective term was not measured.
+// the host term that is derived from it (exposed_host_us is then absent).
 std::optional<double> exposed_host_us(const MeasuredCell& measured);
 
 std::vector<TermComparison> compare_terms(const MeasuredCell& measured, const TermShares& predicted);

@@ -39,19 +39,6 @@ PhaseClassFit parse_class_fit(const ordered_json& c) {
   return fit;
 }
 
-}  // namespace
-
-std::string describe(const MachineIdentity& m) {
-  return fmt::format("CPU '{}', {} cores, backend {}, collective {}", m.cpu_model, m.cpu_cores, m.backend,
-                     m.collective);
-}
-
-double TransferCell::compute_us() const {
-  double sum = 0;
-  for (const auto& [phase, us] : phase_us) sum += us;
-  return sum;
-}
-
 ordered_json phase_cost_fit_json(const PhaseCostFit& fit) {
   ordered_json classes = ordered_json::array();
   for (const PhaseClassFit& c : fit.classes) {
@@ -73,6 +60,19 @@ ordered_json phase_cost_fit_json(const PhaseCostFit& fit) {
                        {"points", points}});
   }
   return classes;
+}
+
+}  // namespace
+
+std::string describe(const MachineIdentity& m) {
+  return fmt::format("CPU '{}', {} cores, backend {}, collective {}", m.cpu_model, m.cpu_cores, m.backend,
+                     m.collective);
+}
+
+double TransferCell::compute_us() const {
+  double sum = 0;
+  for (const auto& [phase, us] : phase_us) sum += us;
+  return sum;
 }
 
 std::string phase_cost_fit_sha256(const PhaseCostFit& fit) { return sha256_hex(phase_cost_fit_json(fit).dump()); }

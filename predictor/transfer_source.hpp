@@ -58,11 +58,10 @@ struct TransferSource {
   std::vector<std::string> datasets;  // A's phase datasets the fit read, in digest order
   std::string datasets_sha256;
   PhaseCostFit fit;
-  std::string fit_sha256;     // of phase_cost_fit_json(fit).dump()
+  std::string fit_sha256;     // of the fit's JSON text: phase_cost_fit_sha256(fit)
   std::vector<TransferCell> cells;
 };
 
-nlohmann::ordered_json phase_cost_fit_json(const PhaseCostFit& fit);
 std::string phase_cost_fit_sha256(const PhaseCostFit& fit);
 
 nlohmann::ordered_json transfer_source_json(const TransferSource& source);

@@ -72,7 +72,7 @@ TEST(CampaignDesign, ARegistrationIsComparedOnItsSealedStudy) {
   EXPECT_EQ(campaign_registration_difference(sample_design(), r), "");
   r.grid.context = {128};
   EXPECT_EQ(campaign_registration_difference(sample_design(), r),
-            "grid --context: 128 differs from the campaign's sealed 256");
+            "--context: 128 differs from the campaign's sealed 256");
 }
 
 TEST(CampaignDesign, LaunchDirectoryNames) {
