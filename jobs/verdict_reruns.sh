@@ -19,11 +19,8 @@ if [ -n "$load" ] && [ "$load" != --load ]; then
   echo "jobs/verdict_reruns.sh: unknown option '$load' (expected --load)" >&2
   exit 2
 fi
-build=${TPB_BUILD_DIR:-}
-if [ -z "$build" ]; then
-  build=$root/build-cpu
-  [ -x "$build/mpi_bench/mpi_bench" ] || build=$root/build
-fi
+build=${TPB_BUILD_DIR:-$root/build-cpu}
+[ -x "$build/mpi_bench/mpi_bench" ] || build=${TPB_BUILD_DIR:-$root/build}
 bench=$build/mpi_bench/mpi_bench
 if [ ! -x "$bench" ]; then
   echo "jobs/verdict_reruns.sh: no $bench: run jobs/quickstart.sh or jobs/build.sh first (or set TPB_BUILD_DIR)" >&2
