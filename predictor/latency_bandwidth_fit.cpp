@@ -47,21 +47,16 @@ LatencyBandwidthFit fit_latency_bandwidth(const std::vector<double>& bytes, cons
   // bytes per us / 1e3 = GB/s
   fit.beta_GBps = fit.us_per_byte > 0.0 ? 1e-3 / fit.us_per_byte : std::numeric_limits<double>::infinity();
   fit.residual_us.reserve(bytes.size());
-  for (std::size_t i = 0; i < bytes.size(); ++i) fit.residual_us.push_back(time_us[i] - fit.predict_us(bytes[i]));
-  const double sse = weighted_sse(fit, bytes, time_us);
+  double sse = 0.0;  // the weighted sum of squared residuals: what the fit minimises
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    const double r = time_us[i] - fit.predict_us(bytes[i]);
+    fit.residual_us.push_back(r);
+    sse += fit_weight(time_us[i], weighting) * r * r;
+  }
+  fit.total_ss = s_tt;
   // All times equal: a flat line explains everything there is to explain.
   fit.r2 = s_tt > 0.0 ? 1.0 - sse / s_tt : 1.0;
   return fit;
-}
-
-double weighted_sse(const LatencyBandwidthFit& fit, const std::vector<double>& bytes,
-                    const std::vector<double>& time_us) {
-  double sse = 0.0;
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    const double r = time_us[i] - fit.predict_us(bytes[i]);
-    sse += fit_weight(time_us[i], fit.weighting) * r * r;
-  }
-  return sse;
 }
 
 }  // namespace tpb

@@ -24,6 +24,7 @@ struct LatencyBandwidthFit {
   double us_per_byte = 0.0;   // the fitted slope, 1/beta
   double beta_GBps = 0.0;     // 1 GB/s = 10^9 B/s = 10^3 bytes per us; +inf when the slope is <= 0
   double r2 = 0.0;            // coefficient of determination, in the same weighting as the fit
+  double total_ss = 0.0;      // weighted sum of squares of the times about their weighted mean: r2's base
   std::vector<double> residual_us;  // measured - predicted, one per input point, input order
   FitWeighting weighting = FitWeighting::relative;
 
@@ -34,9 +35,5 @@ struct LatencyBandwidthFit {
 // weighting) positive times; std::invalid_argument otherwise.
 LatencyBandwidthFit fit_latency_bandwidth(const std::vector<double>& bytes, const std::vector<double>& time_us,
                                           FitWeighting weighting = FitWeighting::relative);
-
-// Weighted sum of squared residuals of `fit` over the points (the quantity the fit minimises).
-double weighted_sse(const LatencyBandwidthFit& fit, const std::vector<double>& bytes,
-                    const std::vector<double>& time_us);
 
 }  // namespace tpb

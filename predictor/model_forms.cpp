@@ -37,13 +37,16 @@ constexpr ModelForm kRoofline{"roofline",
 
 Prediction from_terms(const TermShares& terms) { return {terms.total_us(), terms}; }
 
+// A form with no host term: `compute_us` plus the collectives every form shares.
+Prediction compute_plus_collectives(const FormInputs& in, double compute_us) {
+  return from_terms({.compute_us = compute_us, .collective_us = collective_term_us(in), .host_us = 0});
+}
+
 }  // namespace
 
 double collective_term_us(const FormInputs& in) { return in.n_ar * in.t_ar_sweep_us + in.n_ag * in.t_ag_sweep_us; }
 
-Prediction predict_ideal(const FormInputs& in) {
-  return from_terms({.compute_us = compute_share_us(in), .collective_us = collective_term_us(in), .host_us = 0});
-}
+Prediction predict_ideal(const FormInputs& in) { return compute_plus_collectives(in, compute_share_us(in)); }
 
 Prediction predict_host_floor(const FormInputs& in) {
   return from_terms(
@@ -58,21 +61,13 @@ Prediction predict_max_form(const FormInputs& in) {
                      .host_us = std::max(0.0, in.t_host_us - compute)});
 }
 
-Prediction predict_replay(const FormInputs& in) {
-  return from_terms({.compute_us = in.t_replay_us, .collective_us = collective_term_us(in), .host_us = 0});
-}
+Prediction predict_replay(const FormInputs& in) { return compute_plus_collectives(in, in.t_replay_us); }
 
-Prediction predict_no_speedup(const FormInputs& in) {
-  return from_terms({.compute_us = in.t_compute1_us, .collective_us = collective_term_us(in), .host_us = 0});
-}
+Prediction predict_no_speedup(const FormInputs& in) { return compute_plus_collectives(in, in.t_compute1_us); }
 
-Prediction predict_transfer(const FormInputs& in) {
-  return from_terms({.compute_us = in.t_transfer_us, .collective_us = collective_term_us(in), .host_us = 0});
-}
+Prediction predict_transfer(const FormInputs& in) { return compute_plus_collectives(in, in.t_transfer_us); }
 
-Prediction predict_roofline(const FormInputs& in) {
-  return from_terms({.compute_us = in.t_roofline_us, .collective_us = collective_term_us(in), .host_us = 0});
-}
+Prediction predict_roofline(const FormInputs& in) { return compute_plus_collectives(in, in.t_roofline_us); }
 
 std::span<const ModelForm> model_forms() { return kForms; }
 

@@ -78,22 +78,6 @@ PiecewiseSegment make_segment(const SortedPoints& p, std::size_t first, std::siz
   return segment;
 }
 
-double weighted_total_ss(const SortedPoints& p, FitWeighting weighting) {
-  double sum_w = 0.0, mean = 0.0;
-  for (double t : p.time_us) {
-    const double w = fit_weight(t, weighting);
-    sum_w += w;
-    mean += w * t;
-  }
-  mean /= sum_w;
-  double ss = 0.0;
-  for (double t : p.time_us) {
-    const double w = fit_weight(t, weighting);
-    ss += w * (t - mean) * (t - mean);
-  }
-  return ss;
-}
-
 }  // namespace
 
 PiecewiseFit fit_piecewise(const std::vector<double>& bytes, const std::vector<double>& time_us,
@@ -126,7 +110,7 @@ PiecewiseFit fit_piecewise(const std::vector<double>& bytes, const std::vector<d
   // BIC with a noise floor: exact synthetic data would otherwise send
   // log(SSE) to -inf and reward every extra segment. The floor is a relative
   // RMS error of 1e-6, far below any timer's resolution.
-  const double total_ss = weighted_total_ss(p, options.weighting);
+  const double total_ss = whole.fit.total_ss;
   double mean_square_scale = 0.0;
   for (double t : p.time_us) mean_square_scale += options.weighting == FitWeighting::relative ? 1.0 : t * t;
   const double floor = 1e-12 * mean_square_scale / static_cast<double>(n);
