@@ -291,8 +291,8 @@ SweepResult run_collective_sweep(Communicator& group, const CollectiveSpec& spec
   SweepResult result;
   result.operation = spec.name;
   result.backend = group.backend_name();
-  result.memory = group.memory_kind();
-  result.type = options.type;
+  result.memory = to_string(group.memory_kind());
+  result.datatype = to_string(options.type);
   result.group_size = ranks;
   result.iters = options.iters;
   result.bus_factor = spec.bus_factor(ranks);

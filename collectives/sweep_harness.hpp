@@ -12,6 +12,7 @@
 
 #include "collectives/collective_spec.hpp"
 #include "collectives/communicator.hpp"
+#include "common/sweep_record.hpp"
 
 namespace tpb {
 
@@ -44,16 +45,6 @@ struct SweepOptions {
   std::function<void(const SweepProgress&)> on_point;
 };
 
-// Derived from the per-iteration, per-rank times of one group at one size.
-struct PointSummary {
-  double time_us = 0.0;      // median over iterations of the slowest rank's time
-  double rank_min_us = 0.0;  // min / mean / max across ranks of each rank's median time
-  double rank_avg_us = 0.0;
-  double rank_max_us = 0.0;
-  double algbw_GBps = 0.0;   // payload bytes / time_us
-  double busbw_GBps = 0.0;   // algbw * the collective's bus factor
-};
-
 struct SweepPoint {
   std::size_t bytes = 0;              // payload, whole elements (nccl-tests' size column)
   std::size_t count = 0;              // elements each rank sends
@@ -65,19 +56,9 @@ struct SweepPoint {
   PointSummary in_place;
 };
 
-struct SweepResult {
-  std::string operation;  // spec name
-  std::string backend;
-  MemoryKind memory = MemoryKind::host;  // where the swept buffers lived
-  DataType type = DataType::f32;
+struct SweepResult : SweepHeader {
   int group_size = 1;
-  int iters = 0;
-  double bus_factor = 0.0;
   std::vector<SweepPoint> points;  // one per size, ascending
-  // The harness's own cost per sample, measured by timing an empty region
-  // the way calls are timed (per call: one clock read; batch: an empty
-  // batch), divided by calls per sample; the slowest rank's median.
-  double timing_overhead_us = 0.0;
 };
 
 // Collective over `group`; every rank passes the same options and gets the

@@ -64,12 +64,6 @@ std::vector<std::int64_t> total_wrong(MPI_Comm world, const SweepResult& result,
 
 }  // namespace
 
-std::vector<double> TpSweep::median_times_us() const {
-  std::vector<double> times;
-  for (const PointSummary& summary : out_of_place) times.push_back(summary.time_us);
-  return times;
-}
-
 TpSweep run_tp_sweep(Communicator& world, int k, const CollectiveSpec& spec, const SweepOptions& options) {
   const std::unique_ptr<Communicator> group = split_into_tp_groups(world, k);
   const SweepResult result = run_collective_sweep(*group, spec, options);
@@ -77,16 +71,10 @@ TpSweep run_tp_sweep(Communicator& world, int k, const CollectiveSpec& spec, con
   const int world_rank = world.rank();
 
   TpSweep tp;
-  tp.operation = spec.name;
-  tp.spec = &spec;
-  tp.backend = result.backend;
-  tp.memory = result.memory;
-  tp.type = result.type;
+  static_cast<SweepHeader&>(tp) = result;  // timing_overhead_us: replaced by the largest over groups below
   tp.k = k;
   tp.world_size = world.size();
   tp.n_groups = world.size() / k;
-  tp.iters = result.iters;
-  tp.bus_factor = result.bus_factor;
   MPI_CHECK(MPI_Allreduce(&result.timing_overhead_us, &tp.timing_overhead_us, 1, MPI_DOUBLE, MPI_MAX, world_comm));
   for (const SweepPoint& point : result.points) {
     tp.bytes.push_back(point.bytes);

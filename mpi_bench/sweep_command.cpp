@@ -253,21 +253,20 @@ int run_sweep(const SweepCommandOptions& options, const Invocation& invocation) 
   };
   if (ranks.is_root()) print_header(plan, ranks);
 
-  std::vector<SweepRow> rows;
+  std::vector<TpSweep> sweeps;  // world rank 0 keeps each for --csv and --json
   std::int64_t total_wrong = 0;
   for (const CollectiveSpec* spec : plan.specs)
     for (int k : plan.tp_degrees) {
-      const TpSweep tp = run_tp_sweep(*world, k, *spec, plan.sweep);
+      TpSweep tp = run_tp_sweep(*world, k, *spec, plan.sweep);
       progress.finish_group();
       for (std::size_t s = 0; s < tp.bytes.size(); ++s) total_wrong += tp.wrong[s] + tp.wrong_inplace[s];
       if (!ranks.is_root()) continue;
       const std::optional<SweepFits> fits = fit_sweep(tp);
       SweepParameters parameters = sweep_parameters(plan.sweep);
       parameters.bandwidth_cliff_bytes = plan.collective == CollectiveKind::mpi ? find_bandwidth_cliff(tp) : 0;
-      const std::vector<SweepRow> group_rows = sweep_rows(tp);
       fmt::print("# {} k={}: {} group(s) of {} rank(s), the slowest group reported\n{}", tp.operation, k,
                  tp.n_groups, k, table_header());
-      for (const SweepRow& row : group_rows) fmt::print("{}", table_line(row));
+      for (std::size_t s = 0; s < tp.bytes.size(); ++s) fmt::print("{}", table_line(tp, s));
       print_fits(tp, fits);
       fmt::print("# timing overhead k={}: {:.4f} us per call (an empty timed region, {} timing)\n", k,
                  tp.timing_overhead_us, to_string(plan.sweep.timing));
@@ -276,18 +275,18 @@ int run_sweep(const SweepCommandOptions& options, const Invocation& invocation) 
                    "every call at >= 32 MiB; GLIBC_TUNABLES={} lifts it (README: the 32 MiB cliff)\n",
                    format_bytes(parameters.bandwidth_cliff_bytes), kLiftMmapCliff);
       std::fflush(stdout);
-      rows.insert(rows.end(), group_rows.begin(), group_rows.end());
       if (results) {
         write_tp_sweep(results->h5(), tp, fits, parameters);
         results->flush();  // a killed job keeps every finished group
       }
+      sweeps.push_back(std::move(tp));
     }
 
   const int exit_code = total_wrong == 0 ? 0 : kExitRuntime;
   if (!ranks.is_root()) return exit_code;
   fmt::print("# wrong elements: {} {}\n", total_wrong, total_wrong == 0 ? "OK" : "FAILED");
-  if (!options.csv.empty()) write_rows_csv(options.csv, rows);
-  if (!options.json.empty()) write_rows_json(options.json, rows);
+  if (!options.csv.empty()) write_rows_csv(options.csv, sweeps);
+  if (!options.json.empty()) write_rows_json(options.json, sweeps);
   complete_results(results, options.output);
   return exit_code;
 }

@@ -1,7 +1,7 @@
 #pragma once
 // From a collective sweep (collectives/tp_sweep.hpp) to the results file's
 // sweep group (results/sweep_group.hpp): the fits of the slowest group's
-// medians, and world rank 0's TpSweep converted and written.
+// medians, and world rank 0's TpSweep written.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,9 +14,8 @@ namespace tpb {
 
 // Fits of the slowest group's median times (out of place) against payload
 // bytes; none for a sweep of one size (a valid sweep, as in nccl-tests: a line
-// needs two sizes), which fit_skipped_reason() words.
+// needs two sizes), which fit_skipped_reason() (results/sweep_group.hpp) words.
 std::optional<SweepFits> fit_sweep(const TpSweep& tp);
-std::string fit_skipped_reason(const TpSweep& tp);
 
 // GLIBC_TUNABLES as this rank sees it, or "(unset)": malloc tuning changes
 // large MPI all-reduce times tenfold (the 32 MiB cliff).

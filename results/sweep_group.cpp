@@ -1,35 +1,51 @@
 #include "results/sweep_group.hpp"
 
-namespace tpb {
+#include <fmt/format.h>
 
-void write_sweep_group(H5File& file, SweepRoot root, const SweepGroupRecord& tp,
+#include <cstdint>
+
+namespace tpb {
+namespace {
+
+template <typename Integer>
+std::vector<std::int64_t> as_int64(const std::vector<Integer>& values) {
+  return {values.begin(), values.end()};
+}
+
+}  // namespace
+
+std::string fit_skipped_reason(const TpSweep& tp) {
+  return fmt::format("one message size ({} B): a latency-bandwidth fit needs at least two", tp.bytes.front());
+}
+
+void write_sweep_group(H5File& file, SweepRoot root, const TpSweep& tp,
                        const std::optional<SweepFits>& fits, const SweepParameters& parameters, std::string_view under) {
   const std::string path = sweep_group_path(root, tp.k, under);
   const auto n_sizes = static_cast<std::uint64_t>(tp.bytes.size());
   const auto iters = static_cast<std::uint64_t>(tp.iters);
   const auto ranks = static_cast<std::uint64_t>(tp.world_size);
 
-  file.write_dataset(path + "/bytes", tp.bytes, {n_sizes});
-  file.write_dataset(path + "/count", tp.counts, {n_sizes});
+  file.write_dataset(path + "/bytes", as_int64(tp.bytes), {n_sizes});
+  file.write_dataset(path + "/count", as_int64(tp.counts), {n_sizes});
   file.write_dataset(path + "/time_us", tp.time_us, {n_sizes, iters, ranks});
   file.write_dataset(path + "/time_inplace_us", tp.time_inplace_us, {n_sizes, iters, ranks});
-  file.write_dataset(path + "/time_median_us", tp.time_median_us, {n_sizes});
-  file.write_dataset(path + "/time_inplace_median_us", tp.time_inplace_median_us, {n_sizes});
-  file.write_dataset(path + "/algbw_GBps", tp.algbw_GBps, {n_sizes});
-  file.write_dataset(path + "/busbw_GBps", tp.busbw_GBps, {n_sizes});
-  file.write_dataset(path + "/algbw_inplace_GBps", tp.algbw_inplace_GBps, {n_sizes});
-  file.write_dataset(path + "/busbw_inplace_GBps", tp.busbw_inplace_GBps, {n_sizes});
+  file.write_dataset(path + "/time_median_us", summary_column(tp.out_of_place, &PointSummary::time_us), {n_sizes});
+  file.write_dataset(path + "/time_inplace_median_us", summary_column(tp.in_place, &PointSummary::time_us), {n_sizes});
+  file.write_dataset(path + "/algbw_GBps", summary_column(tp.out_of_place, &PointSummary::algbw_GBps), {n_sizes});
+  file.write_dataset(path + "/busbw_GBps", summary_column(tp.out_of_place, &PointSummary::busbw_GBps), {n_sizes});
+  file.write_dataset(path + "/algbw_inplace_GBps", summary_column(tp.in_place, &PointSummary::algbw_GBps), {n_sizes});
+  file.write_dataset(path + "/busbw_inplace_GBps", summary_column(tp.in_place, &PointSummary::busbw_GBps), {n_sizes});
   file.write_dataset(path + "/wrong", tp.wrong, {n_sizes});
   file.write_dataset(path + "/wrong_inplace", tp.wrong_inplace, {n_sizes});
   file.write_dataset(path + "/wrong_per_rank", tp.wrong_per_rank, {n_sizes, ranks});
   file.write_dataset(path + "/wrong_inplace_per_rank", tp.wrong_inplace_per_rank, {n_sizes, ranks});
-  file.write_dataset(path + "/slowest_group", tp.slowest_group, {n_sizes});
-  file.write_dataset(path + "/slowest_group_inplace", tp.slowest_group_inplace, {n_sizes});
+  file.write_dataset(path + "/slowest_group", as_int64(tp.slowest_group), {n_sizes});
+  file.write_dataset(path + "/slowest_group_inplace", as_int64(tp.slowest_group_inplace), {n_sizes});
 
   H5Handle group = file.group(path);
   const hid_t id = group.id();
-  write_attributes(id, {{"operation", tp.operation}, {collective_attribute::name, tp.collective},
-                        {collective_attribute::memory, tp.collective_memory}, {"datatype", tp.datatype}, {"k", tp.k},
+  write_attributes(id, {{"operation", tp.operation}, {collective_attribute::name, tp.backend},
+                        {collective_attribute::memory, tp.memory}, {"datatype", tp.datatype}, {"k", tp.k},
                         {"n_groups", tp.n_groups}, {"world_size", tp.world_size}, {"iters", tp.iters},
                         {"warmup_iters", parameters.warmup_iters}, {"check_iters", parameters.check_iters},
                         {"cudagraph_calls", parameters.graph_calls}, {"blocking", parameters.blocking},
@@ -41,7 +57,7 @@ void write_sweep_group(H5File& file, SweepRoot root, const SweepGroupRecord& tp,
                                             "over iterations of the slowest group"},
                         {"fit_model", "t(n) = alpha + n / beta, least squares weighted by 1/t^2"}});
   if (!fits) {
-    write_attribute(id, "fit_skipped", tp.fit_skipped);
+    write_attribute(id, "fit_skipped", fit_skipped_reason(tp));
     return;
   }
   write_attributes(id, {{"fit_alpha_us", fits->line.alpha_us}, {"fit_beta_GBps", fits->line.beta_GBps},

@@ -1,6 +1,7 @@
 #pragma once
-// One collective sweep of one TP degree as stored: the record the sweep
-// command and the study's calibration fill, and the one writer.
+// One collective sweep of one TP degree as stored (world rank 0's TpSweep,
+// common/sweep_record.hpp, from the sweep command or the study's calibration),
+// and the one writer.
 //
 //   /sweep/k{K} (all-reduce), /sweep_allgather/k{K} (all-gather):
 //   bytes, count                      (n_sizes)                      int64
@@ -13,12 +14,11 @@
 // (glibc_tunables, timing, batch_calls included), timing_overhead_us,
 // fit_alpha_us, fit_beta_GBps, fit_r2, fit_residual_us, piecewise_* per segment; without fits,
 // fit_skipped (the reason) instead.
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
+#include "common/sweep_record.hpp"
 #include "predictor/latency_bandwidth_fit.hpp"
 #include "predictor/piecewise_fit.hpp"
 #include "results/h5_file.hpp"
@@ -45,43 +45,13 @@ struct SweepParameters {
   std::string glibc_tunables = "(unset)";
 };
 
-// World rank 0's view of one sweep of one TP degree.
-struct SweepGroupRecord {
-  std::string operation;  // "all_reduce", "all_gather"
-  std::string collective;  // the communicator: "mpi", "nccl", "oneshot"
-  std::string collective_memory;  // "host" or "device": where the swept buffers lived
-  std::string datatype;
-  int k = 1;
-  int n_groups = 1;
-  int world_size = 1;
-  int iters = 0;
-  double bus_factor = 0;
-  // The harness's own cost per call: an empty region timed as calls are, the
-  // largest over groups of each group's median.
-  double timing_overhead_us = 0;
-  std::vector<std::int64_t> bytes;
-  std::vector<std::int64_t> counts;
-  std::vector<double> time_us;  // [size][iteration][world rank]
-  std::vector<double> time_inplace_us;
-  std::vector<double> time_median_us;  // the slowest group's, per size
-  std::vector<double> time_inplace_median_us;
-  std::vector<double> algbw_GBps;
-  std::vector<double> busbw_GBps;
-  std::vector<double> algbw_inplace_GBps;
-  std::vector<double> busbw_inplace_GBps;
-  std::vector<std::int64_t> wrong;  // wrong elements summed over every rank, per size
-  std::vector<std::int64_t> wrong_inplace;
-  std::vector<std::int64_t> wrong_per_rank;  // [size][world rank]
-  std::vector<std::int64_t> wrong_inplace_per_rank;
-  std::vector<std::int64_t> slowest_group;  // which group was slowest, per size
-  std::vector<std::int64_t> slowest_group_inplace;
-  std::string fit_skipped;  // why there are no fits (a sweep of one size); empty when fitted
-};
+// Why a sweep has no fits (one size: a latency-bandwidth line needs two).
+std::string fit_skipped_reason(const TpSweep& tp);
 
-// Writes (or replaces) the sweep group of `root` and record.k; without fits,
-// the attribute fit_skipped holds record.fit_skipped instead of the fits.
+// Writes (or replaces) the sweep group of `root` and tp.k; without fits,
+// the attribute fit_skipped holds fit_skipped_reason(tp) instead of the fits.
 // `under`: an ablation root (layout.hpp), or the file's root when empty.
-void write_sweep_group(H5File& file, SweepRoot root, const SweepGroupRecord& record,
+void write_sweep_group(H5File& file, SweepRoot root, const TpSweep& tp,
                        const std::optional<SweepFits>& fits, const SweepParameters& parameters,
                        std::string_view under = {});
 
