@@ -10,6 +10,7 @@
 #include "common/error.hpp"
 #include "results/h5_file.hpp"
 #include "results/report.hpp"
+#include "results/stored_lists.hpp"
 #include "results/verdict_table.hpp"
 
 namespace tpb {
@@ -18,7 +19,6 @@ namespace {
 constexpr const char* kCampaignGroup = "/campaign";
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-double pct_of(double log_value) { return std::expm1(log_value) * 100.0; }
 double bound_pct(const RoundInterval& i, double v) { return i.formed ? pct_of(v) : kNaN; }
 
 std::string verdict_path(const std::string& form, int k) {
@@ -44,35 +44,27 @@ std::vector<std::pair<int, int>> grid_cells(const Grid& grid) {
   return out;
 }
 
-template <typename F>
-std::vector<double> per_cell(const std::vector<PooledCell>& cells, F f) {
-  std::vector<double> out;
-  for (const PooledCell& c : cells) out.push_back(f(c));
-  return out;
-}
-
 void write_cells(H5File& file, const std::string& path, const std::vector<PooledCell>& cells, const CampaignVerdict& v,
                  int family_cells) {
   const auto n = static_cast<std::uint64_t>(cells.size());
   const auto write = [&](const char* name, const std::vector<double>& values) {
     file.write_dataset(path + "/" + name, values, {n});
   };
-  std::vector<std::string> verdicts;
-  for (const PooledCell& c : cells) verdicts.emplace_back(to_string(c.judged.outcome));
-  file.write_strings(path + "/cell_verdict", verdicts);
-  write("cell_error_pct", per_cell(cells, [](const PooledCell& c) { return c.judged.error_pct; }));
-  write("cell_hold_low_pct", per_cell(cells, [](const PooledCell& c) { return bound_pct(c.judged.hold, c.judged.hold.low); }));
-  write("cell_hold_high_pct", per_cell(cells, [](const PooledCell& c) { return bound_pct(c.judged.hold, c.judged.hold.high); }));
+  file.write_strings(path + "/cell_verdict",
+                     column(cells, [](const PooledCell& c) { return std::string(to_string(c.judged.outcome)); }));
+  write("cell_error_pct", column(cells, [](const PooledCell& c) { return c.judged.error_pct; }));
+  write("cell_hold_low_pct", column(cells, [](const PooledCell& c) { return bound_pct(c.judged.hold, c.judged.hold.low); }));
+  write("cell_hold_high_pct", column(cells, [](const PooledCell& c) { return bound_pct(c.judged.hold, c.judged.hold.high); }));
   write("cell_falsify_low_pct",
-        per_cell(cells, [](const PooledCell& c) { return bound_pct(c.judged.falsify, c.judged.falsify.low); }));
+        column(cells, [](const PooledCell& c) { return bound_pct(c.judged.falsify, c.judged.falsify.low); }));
   write("cell_falsify_high_pct",
-        per_cell(cells, [](const PooledCell& c) { return bound_pct(c.judged.falsify, c.judged.falsify.high); }));
-  write("cell_between_sd_pct", per_cell(cells, [](const PooledCell& c) { return c.between_sd_log * 100.0; }));
+        column(cells, [](const PooledCell& c) { return bound_pct(c.judged.falsify, c.judged.falsify.high); }));
+  write("cell_between_sd_pct", column(cells, [](const PooledCell& c) { return c.between_sd_log * 100.0; }));
   const int launches = static_cast<int>(v.counted.size());
-  write("cell_smallest_falsifiable_pct", per_cell(cells, [&](const PooledCell& c) {
+  write("cell_smallest_falsifiable_pct", column(cells, [&](const PooledCell& c) {
           return launches >= 2 ? smallest_falsifiable_pct(launches, c.between_sd_log, v.rule, family_cells) : kNaN;
         }));
-  write("cell_largest_holdable_pct", per_cell(cells, [&](const PooledCell& c) {
+  write("cell_largest_holdable_pct", column(cells, [&](const PooledCell& c) {
           return launches >= 2 ? largest_holdable_pct(launches, c.between_sd_log, v.rule) : kNaN;
         }));
   std::vector<std::int64_t> power;
@@ -100,82 +92,7 @@ std::vector<std::string> worst_cell_text(const PooledFormK& p, const std::vector
           fmt::format("{} {}", fmt_pct(c.judged.error_pct), fmt_interval(c.judged.hold))};
 }
 
-}  // namespace
-
-void write_campaign_h5(const CampaignContext& cx, const CampaignVerdict& v) {
-  const std::string path = (std::filesystem::path(cx.dir) / "campaign.h5").string();
-  H5File file(path, H5Mode::create_overwrite);
-  {
-    H5Handle root = file.group(kCampaignGroup);
-    write_attributes(root.id(), {{"campaign_sha256", cx.campaign_sha256}, {"launches_sealed", v.launches_sealed},
-                                 {"incomplete", v.incomplete()}, {"rule_version", v.rule.version},
-                                 {"alpha", v.rule.family_alpha}, {"kill_switch_pct", v.rule.kill_switch_pct},
-                                 {"family_cells", v.family_cells}});
-    write_attribute(root.id(), "control_aa",
-                    std::string(v.aa_holds ? "HOLDS" : v.aa_falsified ? "FALSIFIED" : "NOT_HELD"));
-    write_attribute(root.id(), "estimand",
-                    std::string("per cell, the mean over launches of each launch's median of d = ln(measured / "
-                                "paired prediction); Student's t interval on L - 1 degrees of freedom"));
-  }
-  const auto as_int64 = [](const std::vector<int>& values) { return std::vector<std::int64_t>(values.begin(), values.end()); };
-  file.write_dataset(std::string(kCampaignGroup) + "/launches_counted", as_int64(v.counted), {v.counted.size()});
-  file.write_dataset(std::string(kCampaignGroup) + "/launches_missing", as_int64(v.missing), {v.missing.size()});
-  if (!v.aa.empty()) {
-    std::vector<PooledCell> cells;
-    std::vector<std::int64_t> rank, batch, context;
-    for (const PooledAaCell& a : v.aa) {
-      cells.push_back(a.pooled);
-      rank.push_back(a.rank);
-      batch.push_back(a.batch);
-      context.push_back(a.context);
-    }
-    const std::string aa = std::string(kCampaignGroup) + "/aa";
-    file.group(aa);
-    file.write_dataset(aa + "/cell_rank", rank, {rank.size()});
-    file.write_dataset(aa + "/cell_batch", batch, {batch.size()});
-    file.write_dataset(aa + "/cell_context", context, {context.size()});
-    write_cells(file, aa, cells, v, 1);
-  }
-  const auto cells_bc = grid_cells(cx.grid);
-  for (const PooledFormK& p : v.cells) {
-    const std::string group_path = verdict_path(p.form, p.k);
-    H5Handle group = file.group(group_path);
-    write_attribute(group.id(), "verdict", std::string(to_string(p.outcome)));
-    write_attribute(group.id(), "reason", reason_of(p));
-    if (p.outcome == Outcome::not_applicable) continue;
-    std::vector<std::int64_t> batch, context;
-    for (const auto& [b, c] : cells_bc) {
-      batch.push_back(b);
-      context.push_back(c);
-    }
-    file.write_dataset(group_path + "/cell_batch", batch, {batch.size()});
-    file.write_dataset(group_path + "/cell_context", context, {context.size()});
-    write_cells(file, group_path, p.cells, v, v.family_cells);
-  }
-  file.flush();
-}
-
-std::string campaign_summary(const CampaignContext& cx, const CampaignVerdict& v) {
-  std::string text = fmt::format("# {:<3} {:<11} {:<30} {:<36} {:>9}\n", "k", "form", "pooled verdict",
-                                 "worst cell: mean error [1-2α interval]", "SD(%)");
-  const auto cells_bc = grid_cells(cx.grid);
-  for (const PooledFormK& p : v.cells) {
-    if (p.outcome == Outcome::not_applicable) {
-      text += fmt::format("  {:<3} {:<11} NOT_APPLICABLE\n", p.k, p.form);
-      continue;
-    }
-    text += fmt::format("  {:<3} {:<11} {:<30} {:<36} {:>9.1f}\n", p.k, p.form, verdict_text(p),
-                        fmt::join(worst_cell_text(p, cells_bc), ": "), worst_cell(p).between_sd_log * 100.0);
-  }
-  text += fmt::format("# pooled over launches {} of {} (L = {} sealed); A/A pooled: {}\n", fmt::join(v.counted, ", "),
-                      v.launches_sealed, v.launches_sealed,
-                      v.aa_holds ? "HOLDS" : v.aa_falsified ? "FALSIFIED" : "does not hold");
-  if (v.incomplete())
-    text += fmt::format("# INCOMPLETE: launches {} missing; this verdict pools {} of {} launches\n",
-                        fmt::join(v.missing, ", "), v.counted.size(), v.launches_sealed);
-  return text;
-}
-
+// The report's Markdown.
 std::string campaign_report_markdown(const CampaignContext& cx, const CampaignVerdict& v) {
   const auto cells_bc = grid_cells(cx.grid);
   const int launches = static_cast<int>(v.counted.size());
@@ -245,6 +162,70 @@ std::string campaign_report_markdown(const CampaignContext& cx, const CampaignVe
   md += render_table(header, launch_rows, TableStyle::markdown);
   md += "\n![each launch's median error per cell](fig_campaign_launches.png)\n";
   return md;
+}
+
+}  // namespace
+
+void write_campaign_h5(const CampaignContext& cx, const CampaignVerdict& v) {
+  const std::string path = (std::filesystem::path(cx.dir) / "campaign.h5").string();
+  H5File file(path, H5Mode::create_overwrite);
+  {
+    H5Handle root = file.group(kCampaignGroup);
+    write_attributes(root.id(), {{"campaign_sha256", cx.campaign_sha256}, {"launches_sealed", v.launches_sealed},
+                                 {"incomplete", v.incomplete()}, {"rule_version", v.rule.version},
+                                 {"alpha", v.rule.family_alpha}, {"kill_switch_pct", v.rule.kill_switch_pct},
+                                 {"family_cells", v.family_cells}});
+    write_attribute(root.id(), "control_aa",
+                    std::string(v.aa_holds ? "HOLDS" : v.aa_falsified ? "FALSIFIED" : "NOT_HELD"));
+    write_attribute(root.id(), "estimand",
+                    std::string("per cell, the mean over launches of each launch's median of d = ln(measured / "
+                                "paired prediction); Student's t interval on L - 1 degrees of freedom"));
+  }
+  const auto as_int64 = [](const std::vector<int>& values) { return std::vector<std::int64_t>(values.begin(), values.end()); };
+  file.write_dataset(std::string(kCampaignGroup) + "/launches_counted", as_int64(v.counted), {v.counted.size()});
+  file.write_dataset(std::string(kCampaignGroup) + "/launches_missing", as_int64(v.missing), {v.missing.size()});
+  if (!v.aa.empty()) {
+    const std::string aa = std::string(kCampaignGroup) + "/aa";
+    file.group(aa);
+    file.write_dataset(aa + "/cell_rank", member_column(v.aa, &PooledAaCell::rank), {v.aa.size()});
+    file.write_dataset(aa + "/cell_batch", member_column(v.aa, &PooledAaCell::batch), {v.aa.size()});
+    file.write_dataset(aa + "/cell_context", member_column(v.aa, &PooledAaCell::context), {v.aa.size()});
+    write_cells(file, aa, column(v.aa, [](const PooledAaCell& a) { return a.pooled; }), v, 1);
+  }
+  const auto cells_bc = grid_cells(cx.grid);
+  for (const PooledFormK& p : v.cells) {
+    const std::string group_path = verdict_path(p.form, p.k);
+    H5Handle group = file.group(group_path);
+    write_attribute(group.id(), "verdict", std::string(to_string(p.outcome)));
+    write_attribute(group.id(), "reason", reason_of(p));
+    if (p.outcome == Outcome::not_applicable) continue;
+    using Cell = std::pair<int, int>;
+    file.write_dataset(group_path + "/cell_batch", member_column(cells_bc, &Cell::first), {cells_bc.size()});
+    file.write_dataset(group_path + "/cell_context", member_column(cells_bc, &Cell::second), {cells_bc.size()});
+    write_cells(file, group_path, p.cells, v, v.family_cells);
+  }
+  file.flush();
+}
+
+std::string campaign_summary(const CampaignContext& cx, const CampaignVerdict& v) {
+  std::string text = fmt::format("# {:<3} {:<11} {:<30} {:<36} {:>9}\n", "k", "form", "pooled verdict",
+                                 "worst cell: mean error [1-2α interval]", "SD(%)");
+  const auto cells_bc = grid_cells(cx.grid);
+  for (const PooledFormK& p : v.cells) {
+    if (p.outcome == Outcome::not_applicable) {
+      text += fmt::format("  {:<3} {:<11} NOT_APPLICABLE\n", p.k, p.form);
+      continue;
+    }
+    text += fmt::format("  {:<3} {:<11} {:<30} {:<36} {:>9.1f}\n", p.k, p.form, verdict_text(p),
+                        fmt::join(worst_cell_text(p, cells_bc), ": "), worst_cell(p).between_sd_log * 100.0);
+  }
+  text += fmt::format("# pooled over launches {} of {} (L = {} sealed); A/A pooled: {}\n", fmt::join(v.counted, ", "),
+                      v.launches_sealed, v.launches_sealed,
+                      v.aa_holds ? "HOLDS" : v.aa_falsified ? "FALSIFIED" : "does not hold");
+  if (v.incomplete())
+    text += fmt::format("# INCOMPLETE: launches {} missing; this verdict pools {} of {} launches\n",
+                        fmt::join(v.missing, ", "), v.counted.size(), v.launches_sealed);
+  return text;
 }
 
 std::string write_campaign_report(const CampaignContext& cx, const CampaignVerdict& v) {

@@ -31,9 +31,6 @@ struct CampaignContext {
 // from the launches each time).
 void write_campaign_h5(const CampaignContext& context, const CampaignVerdict& verdict);
 
-// The report's Markdown (pure: the tests read it).
-std::string campaign_report_markdown(const CampaignContext& context, const CampaignVerdict& verdict);
-
 // Writes DIR/report.md and draws its figure from DIR/campaign.h5; returns the report's path.
 std::string write_campaign_report(const CampaignContext& context, const CampaignVerdict& verdict);
 

@@ -6,16 +6,10 @@
 #include <vector>
 
 #include "results/layout.hpp"
+#include "results/stored_lists.hpp"
 
 namespace tpb {
 namespace {
-
-template <typename T, typename Field>
-std::vector<std::int64_t> column(const std::vector<T>& rows, Field field) {
-  std::vector<std::int64_t> values;
-  for (const T& row : rows) values.push_back(static_cast<std::int64_t>(row.*field));
-  return values;
-}
 
 void write_column(H5File& file, const std::string& path, const std::vector<std::int64_t>& values) {
   file.write_dataset(path, values, {values.size()});
@@ -31,11 +25,11 @@ void write_paged(H5File& file, const PagedAllocation& paged) {
                          {"table_entries", paged.table_entries}, {"metadata_bytes", paged.metadata_bytes}});
   }
   const std::vector<PagedSequence>& rows = paged.sequences;
-  write_column(file, path + "/tokens", column(rows, &PagedSequence::tokens));
-  write_column(file, path + "/payload_bytes", column(rows, &PagedSequence::payload_bytes));
-  write_column(file, path + "/allocated_bytes", column(rows, &PagedSequence::allocated_bytes));
-  write_column(file, path + "/tail_waste_bytes", column(rows, &PagedSequence::tail_waste_bytes));
-  write_column(file, path + "/table_entries", column(rows, &PagedSequence::table_entries));
+  write_column(file, path + "/tokens", member_column(rows, &PagedSequence::tokens));
+  write_column(file, path + "/payload_bytes", member_column(rows, &PagedSequence::payload_bytes));
+  write_column(file, path + "/allocated_bytes", member_column(rows, &PagedSequence::allocated_bytes));
+  write_column(file, path + "/tail_waste_bytes", member_column(rows, &PagedSequence::tail_waste_bytes));
+  write_column(file, path + "/table_entries", member_column(rows, &PagedSequence::table_entries));
 }
 
 void write_degree(H5File& file, const KvDegreeAnswer& d, std::size_t contexts, std::size_t blocks) {

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <functional>
 #include <set>
-#include <type_traits>
 
 #include "common/error.hpp"
 #include "predictor/statistics.hpp"
+#include "results/stored_lists.hpp"
 
 namespace tpb {
 namespace {
@@ -36,14 +36,6 @@ std::vector<double> per_column_medians(const std::vector<double>& values, int ro
     for (int i = 0; i < iterations; ++i) column.push_back(values[base + static_cast<std::size_t>(i) * columns + c]);
     out.push_back(median(column));
   }
-  return out;
-}
-
-// One member of every visit, as its dataset stores it: int64 or double.
-template <typename T>
-auto visit_column(const std::vector<VisitRecord>& visits, T VisitRecord::*field) {
-  std::vector<std::conditional_t<std::is_integral_v<T>, std::int64_t, double>> out;
-  for (const auto& v : visits) out.push_back(v.*field);
   return out;
 }
 
@@ -126,7 +118,7 @@ void write_round_records(H5File& file, const RoundRecords& r) {
   file.write_dataset(rounds_order_path(phase), order, {rounds, n});
   const auto visits = static_cast<std::uint64_t>(r.visits.size());
   const auto write_visits = [&](const char* dataset, auto field) {
-    file.write_dataset(visit_dataset_path(dataset, phase), visit_column(r.visits, field), {visits});
+    file.write_dataset(visit_dataset_path(dataset, phase), member_column(r.visits, field), {visits});
   };
   write_visits(visit_dataset::condition, &VisitRecord::condition);
   write_visits(visit_dataset::round, &VisitRecord::round);

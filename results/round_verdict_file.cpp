@@ -12,21 +12,13 @@
 #include "common/error.hpp"
 #include "results/attribute_fields.hpp"
 #include "results/layout.hpp"
+#include "results/stored_lists.hpp"
 
 namespace tpb {
 namespace {
 
-// Per cell in grid order, `f` of its judgement as a percent error.
-template <typename F>
-std::vector<double> per_cell(const FormAtK& form, F f) {
-  std::vector<double> out;
-  for (const CellJudgement& cell : form.cells) out.push_back(f(cell));
-  return out;
-}
-
-double pct_of(double log_value) { return std::expm1(log_value) * 100.0; }
-// A bound of an interval in percent; NaN, never 0, where the interval did not form.
-double bound_pct(const RoundInterval& i, double bound) { return i.formed ? pct_of(bound) : std::nan(""); }
+double log_of(double pct) { return std::log1p(pct / 100.0); }
+double as_stored(double pct) { return pct; }
 
 constexpr auto kLocalizationFields = [](auto& f, auto& l) {
   f("localized_term", l.term);
@@ -34,6 +26,12 @@ constexpr auto kLocalizationFields = [](auto& f, auto& l) {
   f("localized_predicted_us", l.predicted_us);
   f("localized_departure_us", l.departure_us);
   f("localized_departure_pct", l.departure_pct);
+};
+// A judged form at k: its figures over the cells.
+constexpr auto kFormFields = [](auto& f, auto& form) {
+  f("mape_pct", form.mape_pct);
+  f("worst_cell", form.worst_cell);
+  f("error_ci_high_pct", form.error_bound_pct);
 };
 
 // /verdict/{form}/k{K} judged_on: how the form was priced in each round.
@@ -46,19 +44,50 @@ void write_interval(hid_t object, const std::string& prefix, const RoundInterval
   if (i.formed) write_attributes(object, {{prefix + "_low_pct", i.low}, {prefix + "_high_pct", i.high}});
 }
 
+// Per item, the bounds of its `interval` as the lists {prefix}_low_pct and
+// {prefix}_high_pct, each through `to_pct`; NaN, never 0, where it did not form.
+template <typename Item>
+void write_bounds(hid_t object, const std::string& prefix, const std::vector<Item>& items,
+                  RoundInterval Item::*interval, double (*to_pct)(double)) {
+  const auto bound = [&](double RoundInterval::*side) {
+    return column(items, [&](const Item& item) {
+      const RoundInterval& i = item.*interval;
+      return i.formed ? to_pct(i.*side) : std::nan("");
+    });
+  };
+  write_attributes(object, {{prefix + "_low_pct", bound(&RoundInterval::low)},
+                            {prefix + "_high_pct", bound(&RoundInterval::high)}});
+}
+
+// What write_bounds stored, each bound through `from_pct`, into each item's
+// `interval`: formed where both bounds are numbers.
+template <typename Item>
+void read_bounds(hid_t object, const std::string& prefix, std::vector<Item>& items, RoundInterval Item::*interval,
+                 double (*from_pct)(double)) {
+  const auto low = read_double_list_attribute(object, prefix + "_low_pct");
+  const auto high = read_double_list_attribute(object, prefix + "_high_pct");
+  for (std::size_t n = 0; n < items.size(); ++n) {
+    RoundInterval& i = items[n].*interval;
+    i.formed = !std::isnan(low.at(n)) && !std::isnan(high.at(n));
+    if (i.formed) {
+      i.low = from_pct(low[n]);
+      i.high = from_pct(high[n]);
+    }
+  }
+}
+
 // Judged cells as lists: {prefix}verdict, {prefix}error_pct and the 1 − 2α
 // interval's {prefix}hold_low_pct and {prefix}hold_high_pct.
 void write_judgements(hid_t object, const std::string& prefix, const std::vector<CellJudgement>& cells) {
-  std::vector<std::string> verdict;
-  std::vector<double> error, low, high;
-  for (const CellJudgement& c : cells) {
-    verdict.emplace_back(to_string(c.outcome));
-    error.push_back(c.error_pct);
-    low.push_back(bound_pct(c.hold, c.hold.low));
-    high.push_back(bound_pct(c.hold, c.hold.high));
-  }
-  write_attributes(object, {{prefix + "verdict", verdict}, {prefix + "error_pct", error},
-                            {prefix + "hold_low_pct", low}, {prefix + "hold_high_pct", high}});
+  const auto verdict = [](const CellJudgement& c) { return std::string(to_string(c.outcome)); };
+  write_attributes(object, {{prefix + "verdict", column(cells, verdict)},
+                            {prefix + "error_pct", column(cells, [](const CellJudgement& c) { return c.error_pct; })}});
+  write_bounds(object, prefix + "hold", cells, &CellJudgement::hold, pct_of);
+}
+
+std::string verdict_reason(const FormKVerdict& v) {
+  if (v.outcome == Outcome::not_applicable) return v.not_applicable_reason;
+  return std::string(to_string(v.judged.reason));
 }
 
 void write_cell(hid_t group, const FormKVerdict& cell) {
@@ -67,17 +96,15 @@ void write_cell(hid_t group, const FormKVerdict& cell) {
   if (cell.outcome == Outcome::not_applicable) return;  // never judged: no figure
   const FormAtK& f = cell.judged;
   if (cell.absolute)
-    write_attribute(group, "cell_level_pct", per_cell(f, [](const CellJudgement& c) { return pct_of(c.level_log); }));
+    write_attribute(group, "cell_level_pct",
+                    column(f.cells, [](const CellJudgement& c) { return pct_of(c.level_log); }));
   if (!cell.outside_source.empty()) write_attribute(group, "outside_source", cell.outside_source);
   write_judgements(group, "cell_", f.cells);
-  write_attributes(
-      group, {{"mape_pct", f.mape_pct}, {"worst_cell", f.worst_cell}, {"error_ci_high_pct", f.error_bound_pct},
-              {"cell_mean_ratio_pct", per_cell(f, [](const CellJudgement& c) { return c.mean_ratio_pct; })},
-              {"cell_falsify_low_pct",
-               per_cell(f, [](const CellJudgement& c) { return bound_pct(c.falsify, c.falsify.low); })},
-              {"cell_falsify_high_pct",
-               per_cell(f, [](const CellJudgement& c) { return bound_pct(c.falsify, c.falsify.high); })},
-              {"cell_sealed_error_pct", cell.sealed_error_pct}});
+  write_fields(group, f, kFormFields);
+  write_attributes(group,
+                   {{"cell_mean_ratio_pct", column(f.cells, [](const CellJudgement& c) { return c.mean_ratio_pct; })},
+                    {"cell_sealed_error_pct", cell.sealed_error_pct}});
+  write_bounds(group, "cell_falsify", f.cells, &CellJudgement::falsify, pct_of);
   if (cell.localized) write_fields(group, *cell.localized, kLocalizationFields);
 }
 
@@ -87,30 +114,18 @@ void write_aa_cells(hid_t root, const AaControl& aa) {
   const AaCell& worst = aa.cells[static_cast<std::size_t>(aa.worst_cell)];
   write_attributes(root, {{"control_aa_worst_cell", aa.worst_cell}, {"control_aa_worst_rank", worst.rank},
                           {"control_aa_worst_error_pct", worst.judgement.error_pct}});
-  std::vector<std::int64_t> rank, batch, context;
-  std::vector<CellJudgement> judgements;
-  for (const AaCell& cell : aa.cells) {
-    rank.push_back(cell.rank);
-    batch.push_back(cell.batch);
-    context.push_back(cell.context);
-    judgements.push_back(cell.judgement);
-  }
-  write_attributes(root, {{"control_aa_cell_rank", rank}, {"control_aa_cell_batch", batch},
-                          {"control_aa_cell_context", context}});
-  write_judgements(root, "control_aa_cell_", judgements);
+  write_attributes(root, {{"control_aa_cell_rank", member_column(aa.cells, &AaCell::rank)},
+                          {"control_aa_cell_batch", member_column(aa.cells, &AaCell::batch)},
+                          {"control_aa_cell_context", member_column(aa.cells, &AaCell::context)}});
+  write_judgements(root, "control_aa_cell_", column(aa.cells, [](const AaCell& c) { return c.judgement; }));
 }
 
 void write_straggler(hid_t root, int k, const StragglerTerm& term, const std::vector<std::string>& placements) {
   const std::string prefix = fmt::format("straggler_k{}", k);
   write_interval(root, prefix, term.straggler_pct);
-  std::vector<double> slowdown, slowdown_low, slowdown_high;  // bounds NaN where not formed
-  for (const RankSlowdown& rank : term.ranks) {
-    slowdown.push_back(rank.slowdown_pct.estimate);
-    slowdown_low.push_back(rank.slowdown_pct.formed ? rank.slowdown_pct.low : std::nan(""));
-    slowdown_high.push_back(rank.slowdown_pct.formed ? rank.slowdown_pct.high : std::nan(""));
-  }
-  write_attributes(root, {{prefix + "_rank_slowdown_pct", slowdown}, {prefix + "_rank_slowdown_low_pct", slowdown_low},
-                          {prefix + "_rank_slowdown_high_pct", slowdown_high}});
+  write_attribute(root, prefix + "_rank_slowdown_pct",
+                  column(term.ranks, [](const RankSlowdown& r) { return r.slowdown_pct.estimate; }));
+  write_bounds(root, prefix + "_rank_slowdown", term.ranks, &RankSlowdown::slowdown_pct, as_stored);
   if (term.systematic_rank >= 0) {
     write_attribute(root, prefix + "_systematic_rank", std::int64_t{term.systematic_rank});
     write_attribute(root, fmt::format("warning_systematic_imbalance_k{}", k),
@@ -119,11 +134,6 @@ void write_straggler(hid_t root, int k, const StragglerTerm& term, const std::ve
 }
 
 }  // namespace
-
-std::string verdict_reason(const FormKVerdict& v) {
-  if (v.outcome == Outcome::not_applicable) return v.not_applicable_reason;
-  return std::string(to_string(v.judged.reason));
-}
 
 std::vector<std::string> read_rank_placements(const H5File& file) {
   std::vector<std::string> out;
@@ -173,35 +183,21 @@ InconclusiveReason parse_reason(const std::string& text, const std::string& wher
                     text, where);
 }
 
-// A stored percent interval back in ln; not formed where its bounds are NaN.
-RoundInterval interval_of(double estimate_log, double low_pct, double high_pct, int rounds) {
-  RoundInterval i;
-  i.rounds = rounds;
-  i.estimate = estimate_log;
-  i.formed = !std::isnan(low_pct) && !std::isnan(high_pct);
-  if (i.formed) {
-    i.low = std::log1p(low_pct / 100.0);
-    i.high = std::log1p(high_pct / 100.0);
-  }
-  return i;
-}
-
-// What write_judgements stored; `where` names the object in an error.
+// What write_judgements stored, in ln again; `where` names the object in an error.
 std::vector<CellJudgement> read_judgements(hid_t object, const std::string& prefix, int rounds,
                                            const std::string& where) {
   const auto verdict = read_string_list_attribute(object, prefix + "verdict");
   const auto error = read_double_list_attribute(object, prefix + "error_pct");
-  const auto low = read_double_list_attribute(object, prefix + "hold_low_pct");
-  const auto high = read_double_list_attribute(object, prefix + "hold_high_pct");
   std::vector<CellJudgement> cells(verdict.size());
   for (std::size_t i = 0; i < cells.size(); ++i) {
     CellJudgement& c = cells[i];
     c.outcome = parse_outcome(verdict[i], where);
     c.rounds = rounds;
     c.error_pct = error.at(i);
-    c.median_log = std::log1p(c.error_pct / 100.0);
-    c.hold = interval_of(c.median_log, low.at(i), high.at(i), rounds);
+    c.median_log = log_of(c.error_pct);
+    c.hold = RoundInterval{.rounds = rounds, .estimate = c.median_log};
   }
+  read_bounds(object, prefix + "hold", cells, &CellJudgement::hold, log_of);
   return cells;
 }
 
@@ -223,20 +219,17 @@ FormKVerdict read_form_at_k(const H5File& file, const std::string& form, int k, 
   FormAtK& f = v.judged;
   f.outcome = v.outcome;
   f.reason = parse_reason(read_string_attribute(g, "reason"), path);
-  f.mape_pct = read_double_attribute(g, "mape_pct");
-  f.worst_cell = static_cast<int>(read_integer_attribute(g, "worst_cell"));
-  f.error_bound_pct = read_double_attribute(g, "error_ci_high_pct");
+  f = read_fields(g, kFormFields, f);
   f.cells = read_judgements(g, "cell_", rounds, path);
   const auto mean_ratio = read_double_list_attribute(g, "cell_mean_ratio_pct");
-  const auto falsify_low = read_double_list_attribute(g, "cell_falsify_low_pct");
-  const auto falsify_high = read_double_list_attribute(g, "cell_falsify_high_pct");
   const auto level = v.absolute ? read_double_list_attribute(g, "cell_level_pct") : std::vector<double>();
   for (std::size_t i = 0; i < f.cells.size(); ++i) {
     CellJudgement& c = f.cells[i];
     c.mean_ratio_pct = mean_ratio.at(i);
-    if (v.absolute) c.level_log = std::log1p(level.at(i) / 100.0);
-    c.falsify = interval_of(c.median_log, falsify_low.at(i), falsify_high.at(i), rounds);
+    if (v.absolute) c.level_log = log_of(level.at(i));
+    c.falsify = c.hold;  // the same rounds and median; its bounds are read below
   }
+  read_bounds(g, "cell_falsify", f.cells, &CellJudgement::falsify, log_of);
   v.sealed_error_pct = read_double_list_attribute(g, "cell_sealed_error_pct");
   if (has_attribute(g, "localized_term")) v.localized = read_fields<Localization>(g, kLocalizationFields);
   return v;
@@ -281,12 +274,9 @@ std::optional<StragglerTerm> read_straggler(hid_t root, int k) {
   StragglerTerm term;
   term.straggler_pct = read_pct_interval(root, prefix);
   const auto slowdown = read_double_list_attribute(root, prefix + "_rank_slowdown_pct");
-  const auto low = read_double_list_attribute(root, prefix + "_rank_slowdown_low_pct");
-  const auto high = read_double_list_attribute(root, prefix + "_rank_slowdown_high_pct");
-  for (std::size_t r = 0; r < slowdown.size(); ++r) {
-    RoundInterval i{.formed = !std::isnan(low.at(r)), .estimate = slowdown[r], .low = low.at(r), .high = high.at(r)};
-    term.ranks.push_back(RankSlowdown{.rank = static_cast<int>(r), .slowdown_pct = i});
-  }
+  for (std::size_t r = 0; r < slowdown.size(); ++r)
+    term.ranks.push_back(RankSlowdown{.rank = static_cast<int>(r), .slowdown_pct = {.estimate = slowdown[r]}});
+  read_bounds(root, prefix + "_rank_slowdown", term.ranks, &RankSlowdown::slowdown_pct, as_stored);
   if (has_attribute(root, prefix + "_systematic_rank"))
     term.systematic_rank = static_cast<int>(read_integer_attribute(root, prefix + "_systematic_rank"));
   return term;

@@ -33,10 +33,6 @@ void write_round_verdicts(H5File& file, const RoundsEvaluation& evaluation);
 // tpb::Error naming the path when /verdict lacks a (form, k) or a figure.
 RoundsEvaluation read_round_verdicts(const H5File& file, const Registration& registration);
 
-// The reason text of a verdict: the INCONCLUSIVE reason or the
-// NOT_APPLICABLE reason; empty for HOLDS and FALSIFIED.
-std::string verdict_reason(const FormKVerdict& verdict);
-
 // Per world rank, "host H, device D" from /meta's rank map (one JSON object
 // per rank, as provenance writes it); "?" for a field a row lacks, and empty
 // when the file holds no rank map.

@@ -10,6 +10,7 @@
 #include "predictor/statistics.hpp"
 #include "results/attribute_fields.hpp"
 #include "results/step_point.hpp"
+#include "results/stored_lists.hpp"
 
 namespace tpb {
 namespace {
@@ -178,29 +179,22 @@ SweepMedians read_sweep_medians(const H5File& file, SweepRoot root, int k, std::
 void write_verdicts(H5File& file, const std::vector<FormDegreeResult>& results, const std::string& prereg_sha256) {
   for (const auto& r : results) {
     const std::string group_path = verdict_group_path(r.judgement.form, r.judgement.k);
-    std::vector<double> batch, context, predicted, measured, ci_low, ci_high, error;
-    std::vector<std::string> culprits;
-    for (const auto& cell : r.cells) {
-      const CellComparison& c = cell.comparison;
-      batch.push_back(c.batch);
-      context.push_back(c.context);
-      predicted.push_back(c.predicted_us);
-      measured.push_back(c.measured_us);
-      ci_low.push_back(c.measured_ci.low);
-      ci_high.push_back(c.measured_ci.high);
-      error.push_back(c.signed_error_pct);
-      culprits.push_back(fmt::format("{} {:+.1f} us ({:+.1f} %)", cell.culprit.term, cell.culprit.departure_us,
-                                     cell.culprit.departure_pct));
-    }
-    const std::vector<std::uint64_t> dims{r.cells.size()};
-    file.write_dataset(group_path + "/batch", batch, dims);
-    file.write_dataset(group_path + "/context", context, dims);
-    file.write_dataset(group_path + "/predicted_t_step_us", predicted, dims);
-    file.write_dataset(group_path + "/measured_t_step_us", measured, dims);
-    file.write_dataset(group_path + "/measured_ci_low_us", ci_low, dims);
-    file.write_dataset(group_path + "/measured_ci_high_us", ci_high, dims);
-    file.write_dataset(group_path + "/signed_error_pct", error, dims);
-    file.write_strings(group_path + "/localizing_term", culprits);
+    // Per cell, `figure` of its comparison, as the group's dataset `name`.
+    const auto write = [&](const char* name, auto figure) {
+      const auto value = [&](const FormCellResult& cell) -> double { return figure(cell.comparison); };
+      file.write_dataset(group_path + "/" + name, column(r.cells, value), {r.cells.size()});
+    };
+    write("batch", [](const CellComparison& c) { return c.batch; });
+    write("context", [](const CellComparison& c) { return c.context; });
+    write("predicted_t_step_us", [](const CellComparison& c) { return c.predicted_us; });
+    write("measured_t_step_us", [](const CellComparison& c) { return c.measured_us; });
+    write("measured_ci_low_us", [](const CellComparison& c) { return c.measured_ci.low; });
+    write("measured_ci_high_us", [](const CellComparison& c) { return c.measured_ci.high; });
+    write("signed_error_pct", [](const CellComparison& c) { return c.signed_error_pct; });
+    file.write_strings(group_path + "/localizing_term", column(r.cells, [](const FormCellResult& cell) {
+                         return fmt::format("{} {:+.1f} us ({:+.1f} %)", cell.culprit.term, cell.culprit.departure_us,
+                                            cell.culprit.departure_pct);
+                       }));
     H5Handle group = file.group(group_path);
     // The first round's points described by the single-pass point rule; the
     // verdict (`verdict`, `mape_pct`) is the rounds' (round_verdict_file.hpp).
