@@ -68,12 +68,8 @@ void write_numeric_dataset(H5File& file, const std::string& path, const std::vec
 template <typename T>
 std::vector<T> read_numeric_dataset(const H5File& file, const std::string& path, std::vector<std::uint64_t>* dims,
                                     hid_t mem_type) {
+  const std::vector<std::uint64_t> shape = file.dims(path);
   H5Handle dataset(H5_CHECK(H5Dopen2(file.id(), path.c_str(), H5P_DEFAULT)), H5Dclose);
-  H5Handle space(H5_CHECK(H5Dget_space(dataset.id())), H5Sclose);
-  const int rank = H5_CHECK(H5Sget_simple_extent_ndims(space.id()));
-  std::vector<hsize_t> h5dims(static_cast<std::size_t>(rank));
-  H5_CHECK(H5Sget_simple_extent_dims(space.id(), h5dims.data(), nullptr));
-  std::vector<std::uint64_t> shape(h5dims.begin(), h5dims.end());
   std::vector<T> values(element_count(shape));
   if (!values.empty()) H5_CHECK(H5Dread(dataset.id(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()));
   if (dims) *dims = shape;
@@ -198,6 +194,14 @@ void H5File::write_strings(const std::string& path, const std::vector<std::strin
                                        H5P_DEFAULT)),
                    H5Dclose);
   if (!values.empty()) H5_CHECK(H5Dwrite(dataset.id(), type.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()));
+}
+
+std::vector<std::uint64_t> H5File::dims(const std::string& path) const {
+  H5Handle dataset(H5_CHECK(H5Dopen2(file_.id(), path.c_str(), H5P_DEFAULT)), H5Dclose);
+  H5Handle space(H5_CHECK(H5Dget_space(dataset.id())), H5Sclose);
+  std::vector<hsize_t> dims(static_cast<std::size_t>(H5_CHECK(H5Sget_simple_extent_ndims(space.id()))));
+  H5_CHECK(H5Sget_simple_extent_dims(space.id(), dims.data(), nullptr));
+  return {dims.begin(), dims.end()};
 }
 
 std::vector<double> H5File::read_doubles(const std::string& path, std::vector<std::uint64_t>* dims) const {

@@ -49,6 +49,8 @@ class H5File {
   void write_dataset(const std::string& path, const std::vector<std::int64_t>& values,
                      const std::vector<std::uint64_t>& dims);
   void write_strings(const std::string& path, const std::vector<std::string>& values);
+  // The shape of the dataset at `path`, outermost axis first.
+  std::vector<std::uint64_t> dims(const std::string& path) const;
   std::vector<double> read_doubles(const std::string& path, std::vector<std::uint64_t>* dims = nullptr) const;
   std::vector<std::int64_t> read_integers(const std::string& path, std::vector<std::uint64_t>* dims = nullptr) const;
   std::vector<std::string> read_strings(const std::string& path) const;

@@ -96,18 +96,18 @@ class Checker {
           complete_group = false;
         }
       if (!complete_group) continue;
-      const std::uint64_t sizes = dims_of(path + "/bytes").at(0);
+      const std::uint64_t sizes = file_.dims(path + "/bytes").at(0);
       for (const auto& name : file_.list(path)) {
         const std::string dataset = path + "/" + name;
         if (!is_dataset(dataset)) continue;
-        const auto dims = dims_of(dataset);
+        const auto dims = file_.dims(dataset);
         if (dims.empty() || dims[0] != sizes)
           problem(ProblemKind::inconsistent,
                   fmt::format("{}: {} entries along its first axis, but the sweep has {} sizes", dataset,
                               dims.empty() ? 0 : dims[0], sizes));
       }
       H5Handle group = file_.open_object(path);
-      const auto times = dims_of(path + "/time_us");
+      const auto times = file_.dims(path + "/time_us");
       if (has_attribute(group.id(), "iters") && times.size() >= 2 &&
           times[1] != static_cast<std::uint64_t>(read_integer_attribute(group.id(), "iters")))
         problem(ProblemKind::inconsistent,
@@ -139,7 +139,7 @@ class Checker {
       for (const auto& name : file_.list(path)) {
         const std::string dataset = path + "/" + name;
         if (!is_dataset(dataset) || !is_measured_quantity(dataset)) continue;
-        const auto dims = dims_of(dataset);
+        const auto dims = file_.dims(dataset);
         if (dims.size() == 2 && dims[0] != iters)
           problem(ProblemKind::inconsistent,
                   fmt::format("{}: {} iterations, but the point's iters attribute says {}", dataset, dims[0], iters));
@@ -160,7 +160,7 @@ class Checker {
     for (const auto& name : file_.list(path)) {
       const std::string dataset = path + "/" + name;
       if (!is_dataset(dataset) || !is_measured_quantity(dataset)) continue;
-      const auto dims = dims_of(dataset);
+      const auto dims = file_.dims(dataset);
       const bool per_group = name == step_dataset::t_step_us;
       const std::uint64_t expected = per_group ? group_count : ranks;
       if (dims.size() == 2 && dims[1] != expected)
@@ -251,14 +251,6 @@ class Checker {
   bool is_dataset(const std::string& path) const {
     H5Handle object = file_.open_object(path);
     return H5Iget_type(object.id()) == H5I_DATASET;
-  }
-
-  std::vector<std::uint64_t> dims_of(const std::string& path) const {
-    H5Handle dataset(H5_CHECK(H5Dopen2(file_.id(), path.c_str(), H5P_DEFAULT)), H5Dclose);
-    H5Handle space(H5_CHECK(H5Dget_space(dataset.id())), H5Sclose);
-    std::vector<hsize_t> dims(static_cast<std::size_t>(H5_CHECK(H5Sget_simple_extent_ndims(space.id()))));
-    H5_CHECK(H5Sget_simple_extent_dims(space.id(), dims.data(), nullptr));
-    return {dims.begin(), dims.end()};
   }
 
   const H5File& file_;
