@@ -10,6 +10,7 @@
 #include "predictor/statistics.hpp"
 #include "results/ablation_file.hpp"
 #include "results/layout.hpp"
+#include "results/study_file.hpp"
 
 namespace tpb {
 namespace {
@@ -117,15 +118,13 @@ std::string ablation_section(const H5File& file, std::string_view own, std::stri
 std::string ablation_sections(const H5File& file, const Registration& study,
                               const std::vector<FormDegreeResult>& study_results,
                               const std::vector<MeasuredCell>& study_measured) {
-  std::string own = "the study's collective";
-  if (file.exists(kStudyGroup)) {
-    H5Handle group = file.open_object(kStudyGroup);
-    if (has_attribute(group.id(), "collective")) own = read_string_attribute(group.id(), "collective");
-  }
   std::string s;
   for (const CollectiveKind kind : {CollectiveKind::mpi, CollectiveKind::nccl, CollectiveKind::oneshot})
-    if (has_ablation(file, to_string(kind)))
-      s += ablation_section(file, own, to_string(kind), study, study_results, study_measured);
+    if (has_ablation(file, to_string(kind))) {
+      const std::string own = read_study_design(file).collective;
+      s += ablation_section(file, own.empty() ? "the study's collective" : own, to_string(kind), study, study_results,
+                            study_measured);
+    }
   return s;
 }
 

@@ -15,19 +15,23 @@
 #include "results/layout.hpp"
 #include "results/round_records.hpp"
 #include "results/round_verdict_file.hpp"
+#include "results/stored_lists.hpp"
 #include "results/verdict_table.hpp"
 
 namespace tpb {
 namespace {
 
+// "[1.2, 3.4]": the bounds of an interval already in percent.
+std::string bounds_text(const RoundInterval& i) {
+  return i.formed ? fmt::format("[{:.1f}, {:.1f}]", i.low, i.high) : std::string("(interval not formed)");
+}
+
 std::string straggler_text(const StragglerTerm& t) {
-  const RoundInterval& s = t.straggler_pct;
   std::vector<std::string> ranks;
   for (const RankSlowdown& r : t.ranks)
     ranks.push_back(fmt::format("rank {} {:.1f} %", r.rank, r.slowdown_pct.estimate));
-  return fmt::format("{:.1f} % of t_step {}; slowdown per rank: {}", s.estimate,
-                     s.formed ? fmt::format("[{:.1f}, {:.1f}]", s.low, s.high) : std::string("(interval not formed)"),
-                     fmt::join(ranks, ", "));
+  return fmt::format("{:.1f} % of t_step {}; slowdown per rank: {}", t.straggler_pct.estimate,
+                     bounds_text(t.straggler_pct), fmt::join(ranks, ", "));
 }
 
 // The reported controls: none of them gates but the A/A (in the notes under
@@ -38,10 +42,7 @@ std::string diagnostics_section(const RoundsEvaluation& e, const Grid& grid,
   s += fmt::format("| same-node: TP-1 on every rank at once, spread across ranks (1 - 2α interval) | {} |\n",
                    !e.same_node_spread_pct ? std::string("not run (one rank)")
                                            : fmt::format("{:.1f} % {}", e.same_node_spread_pct->estimate,
-                                                         e.same_node_spread_pct->formed
-                                                             ? fmt::format("[{:.1f}, {:.1f}]", e.same_node_spread_pct->low,
-                                                                           e.same_node_spread_pct->high)
-                                                             : std::string("(interval not formed)")));
+                                                         bounds_text(*e.same_node_spread_pct)));
   for (int k : grid.tp) {
     if (k == 1) continue;
     const auto term = e.straggler.find(k);
@@ -71,7 +72,7 @@ std::string cell_table(const RoundsEvaluation& e, const Grid& grid) {
                       std::string(to_string(c.outcome)), fmt::format("{:+.2f} %", c.error_pct),
                       interval_pct_text(c.hold), interval_pct_text(c.falsify), fmt::format("{:+.2f} %", c.mean_ratio_pct),
                       fmt::format("{:+.2f} %", v.sealed_error_pct[i]),
-                      v.absolute ? fmt::format("{:+.2f} %", std::expm1(c.level_log) * 100) : std::string("—")});
+                      v.absolute ? fmt::format("{:+.2f} %", pct_of(c.level_log)) : std::string("—")});
     }
   }
   return "### Every cell\n\nA form marked absolute has a prediction fixed for the launch: it is judged on the "
@@ -135,8 +136,7 @@ RoundsReport rounds_report(const H5File& file, const Registration& r) {
   const RoundsDesign& d = r.design;
   const RoundsEvaluation e = read_round_verdicts(file, r);  // computed once, by `verdict`
   const std::vector<std::string> placements = read_rank_placements(file);
-  H5Handle rounds = file.open_object(kRoundsGroup);
-  const std::string stop_reason = read_string_attribute(rounds.id(), "stop_reason");
+  const std::string stop_reason = read_rounds_stop_reason(file);
 
   RoundsReport out;
   out.answer = "## The answer per TP degree\n\n" + verdict_table(e, r.grid, TableStyle::markdown) + "\n";
