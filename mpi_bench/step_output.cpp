@@ -10,19 +10,6 @@
 #include "results/layout.hpp"
 
 namespace tpb {
-namespace {
-
-// One matrix per phase, under the phase's name; none when phases were not measured.
-std::vector<std::pair<std::string, std::vector<double>>> named_phases(
-    const std::array<std::vector<double>, kPhaseCount>& phases) {
-  std::vector<std::pair<std::string, std::vector<double>>> out;
-  for (int p = 0; p < kPhaseCount; ++p)
-    if (!phases[static_cast<std::size_t>(p)].empty())
-      out.emplace_back(phase_name(static_cast<Phase>(p)), phases[static_cast<std::size_t>(p)]);
-  return out;
-}
-
-}  // namespace
 
 StepPointRecord gather_step_point(MPI_Comm comm, int tp, const StepTerms& mine) {
   int rank = 0, size = 1;
@@ -38,12 +25,14 @@ StepPointRecord gather_step_point(MPI_Comm comm, int tp, const StepTerms& mine) 
   record.t_host_us = gather_by_iteration(comm, mine.t_host_us);
   record.t_ar_insitu_us = gather_by_iteration(comm, mine.t_ar_insitu_us);
   record.t_ag_insitu_us = gather_by_iteration(comm, mine.t_ag_insitu_us);
-  std::array<std::vector<double>, kPhaseCount> phases;
-  for (int p = 0; p < kPhaseCount; ++p)
-    phases[static_cast<std::size_t>(p)] = gather_by_iteration(comm, mine.phase_us[static_cast<std::size_t>(p)]);
+  // One matrix per phase, under the phase's name; none when phases were not
+  // measured (and none off rank 0, where every gather comes back empty).
+  for (int p = 0; p < kPhaseCount; ++p) {
+    std::vector<double> matrix = gather_by_iteration(comm, mine.phase_us[static_cast<std::size_t>(p)]);
+    if (!matrix.empty()) record.phase_us.emplace_back(phase_name(static_cast<Phase>(p)), std::move(matrix));
+  }
   if (rank != 0) return record;
 
-  record.phase_us = named_phases(phases);
   record.tp_group.resize(static_cast<std::size_t>(size));
   for (int r = 0; r < size; ++r) record.tp_group[static_cast<std::size_t>(r)] = r / tp;
   record.t_step_us = slowest_rank_of_each_group(record.t_rank_us, static_cast<std::size_t>(size),
