@@ -89,13 +89,9 @@ ElementType dtype_of_model(const ModelConfig& config, std::string* source) {
   const nlohmann::json json = nlohmann::json::parse(config.json_text, nullptr, false);
   const std::string torch_dtype =
       json.is_object() && json.contains("torch_dtype") && json["torch_dtype"].is_string() ? json["torch_dtype"].get<std::string>() : "";
-  if (torch_dtype == "float32") {
-    *source = "the model's torch_dtype float32";
-    return ElementType::f32;
-  }
-  if (torch_dtype == "bfloat16" || torch_dtype == "float16") {
+  if (torch_dtype == "float32" || torch_dtype == "bfloat16" || torch_dtype == "float16") {
     *source = fmt::format("the model's torch_dtype {}", torch_dtype);
-    return ElementType::bf16;
+    return torch_dtype == "float32" ? ElementType::f32 : ElementType::bf16;
   }
   *source = torch_dtype.empty() ? "no torch_dtype in the model: bf16" : fmt::format("torch_dtype {} unknown: bf16", torch_dtype);
   return ElementType::bf16;
@@ -153,10 +149,10 @@ KvCliPlan parse_kv_cli(const KvCliOptions& o) {
   check_grid_fits_model(plan.config, plan.tp, q.contexts);
 
   if (o.dtype.empty()) {
-    plan.dtype = dtype_of_model(plan.config, &plan.dtype_source);
+    plan.dtype = dtype_of_model(plan.config, &plan.labels.file.dtype_source);
   } else if (o.dtype == "bf16" || o.dtype == "f32") {
     plan.dtype = o.dtype == "bf16" ? ElementType::bf16 : ElementType::f32;
-    plan.dtype_source = fmt::format("--dtype {}", o.dtype);
+    plan.labels.file.dtype_source = fmt::format("--dtype {}", o.dtype);
   } else {
     throw UsageError(fmt::format("--dtype: invalid value '{}' (expected bf16 or f32)", o.dtype));
   }
@@ -165,23 +161,29 @@ KvCliPlan parse_kv_cli(const KvCliOptions& o) {
   q.kv_heads = m.num_kv_heads;
   if (!o.bytes_per_token) {
     q.logical_kv_bytes_per_token = kv_bytes_per_token(kv_cache_shape(m, plan.dtype));
-    plan.bytes_per_token_source = fmt::format("{} layers x 2 x {} KV heads x {} head_dim x {} B", m.num_layers,
-                                              m.num_kv_heads, m.head_dim, element_size(plan.dtype));
+    plan.labels.bytes_per_token_source = fmt::format("{} layers x 2 x {} KV heads x {} head_dim x {} B",
+                                                     m.num_layers, m.num_kv_heads, m.head_dim, element_size(plan.dtype));
   } else {
     q.logical_kv_bytes_per_token = *o.bytes_per_token;
     if (q.logical_kv_bytes_per_token % m.num_kv_heads != 0)
       throw UsageError(fmt::format("--bytes-per-token: {} does not split evenly over the {} KV heads of {}",
                                    q.logical_kv_bytes_per_token, m.num_kv_heads, m.name));
-    plan.bytes_per_token_source = fmt::format("--bytes-per-token {}", *o.bytes_per_token);
+    plan.labels.bytes_per_token_source = fmt::format("--bytes-per-token {}", *o.bytes_per_token);
   }
 
   if (o.lengths.empty()) {
     for (int c : q.contexts) q.lengths.push_back(std::int64_t{c} + 1);
-    plan.lengths_source = "the --context grid (c + 1 tokens each)";
+    plan.labels.file.lengths_source = "the --context grid (c + 1 tokens each)";
   } else {
     q.lengths = parse_lengths(o.lengths);
-    plan.lengths_source = fmt::format("--lengths {}", o.lengths);
+    plan.labels.file.lengths_source = fmt::format("--lengths {}", o.lengths);
   }
+  plan.labels.file.model = m.name;
+  plan.labels.file.dtype = to_string(plan.dtype);
+  plan.labels.file.backend = to_string(plan.backend);
+  plan.labels.file.collective = to_string(plan.collective);
+  plan.labels.estimator = fmt::format("{} backend buffers with {} collectives at {}", to_string(plan.backend),
+                                      to_string(plan.collective), to_string(plan.dtype));
   return plan;
 }
 

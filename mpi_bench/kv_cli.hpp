@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/choices.hpp"
+#include "mpi_bench/kv_output.hpp"
 #include "mpi_bench/memory_ledger.hpp"
 #include "predictor/kv_answer.hpp"
 #include "tp_decoder/backend.hpp"
@@ -37,12 +38,10 @@ struct KvCliPlan {
   ModelConfig config;
   std::vector<int> tp;
   KvQuestion question;  // all but the budget and the degrees, which need the rank map and the ledger
-  std::string lengths_source;  // "--lengths FILE", "--lengths LIST", "the --context grid (c + 1 tokens each)"
-  std::string bytes_per_token_source;
   ElementType dtype = ElementType::bf16;
-  std::string dtype_source;
   BackendKind backend = BackendKind::cpu;
   CollectiveKind collective = CollectiveKind::mpi;  // whose communication buffers a TP group holds
+  KvPrintLabels labels;  // all but labels.file.budget_source, which needs the rank map
 };
 
 void add_kv_cli_options(CLI::App& app, KvCliOptions& options);

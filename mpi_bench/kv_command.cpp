@@ -50,26 +50,16 @@ int run_kv(const KvCliOptions& o, const Invocation& invocation) {
   const std::unique_ptr<ResultsFile> results = open_results_on_root(ranks, o.output, o.overwrite, meta);
   if (!ranks.is_root()) return 0;
 
-  KvPrintLabels labels;
-  labels.file = KvLabels{plan.config.name,
-                         std::string(to_string(plan.dtype)),
-                         plan.dtype_source,
-                         budget.source,
-                         plan.lengths_source,
-                         std::string(to_string(plan.backend)),
-                         std::string(to_string(plan.collective))};
-  labels.bytes_per_token_source = plan.bytes_per_token_source;
-  labels.estimator = fmt::format("{} backend buffers with {} collectives at {}", to_string(plan.backend),
-                                 to_string(plan.collective), to_string(plan.dtype));
+  plan.labels.file.budget_source = budget.source;
   if (results) {
     write_model_config(results->h5(), model_config_record(plan.config));
-    write_kv_answer(results->h5(), answer, labels.file);
+    write_kv_answer(results->h5(), answer, plan.labels.file);
     results->mark_complete();
   }
   if (o.json) {
-    fmt::print("{}\n", kv_answer_json(answer, labels).dump(2));
+    fmt::print("{}\n", kv_answer_json(answer, plan.labels).dump(2));
   } else {
-    print_kv_tables(answer, labels);
+    print_kv_tables(answer, plan.labels);
     if (results) fmt::print("# results: {}\n", o.output);
   }
   return 0;
