@@ -15,7 +15,9 @@ int requested_mpi_thread_level(const char* text) {
   throw UsageError(fmt::format("TPB_MPI_THREAD: invalid value '{}' (expected single or funneled)", value));
 }
 
-std::string_view mpi_thread_level_name(int level) {
+std::string provided_mpi_thread_level() {
+  int level = 0;
+  MPI_CHECK(MPI_Query_thread(&level));
   switch (level) {
     case MPI_THREAD_SINGLE: return "single";
     case MPI_THREAD_FUNNELED: return "funneled";
@@ -23,12 +25,6 @@ std::string_view mpi_thread_level_name(int level) {
     case MPI_THREAD_MULTIPLE: return "multiple";
     default: return "unknown";
   }
-}
-
-std::string provided_mpi_thread_level() {
-  int level = 0;
-  MPI_CHECK(MPI_Query_thread(&level));
-  return std::string(mpi_thread_level_name(level));
 }
 
 }  // namespace tpb

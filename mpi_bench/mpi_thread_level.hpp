@@ -16,10 +16,7 @@ namespace tpb {
 // (null or empty: funneled). UsageError naming the value otherwise.
 int requested_mpi_thread_level(const char* text);
 
-// "single", "funneled", "serialized" or "multiple".
-std::string_view mpi_thread_level_name(int level);
-
-// The level MPI_Query_thread reports, by name.
+// The level MPI_Query_thread reports, by name: "single", "funneled", "serialized" or "multiple".
 std::string provided_mpi_thread_level();
 
 }  // namespace tpb

@@ -2,6 +2,7 @@
 
 #include <cblas.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <hdf5.h>
 #include <mpi.h>
 #include <nlohmann/json.hpp>
@@ -54,10 +55,7 @@ bool is_timing_knob(const std::string& variable_name) {
 
 RunMeta collect_run_meta(const RankContext& ranks, int argc, char** argv) {
   RunMeta meta;
-  for (int i = 0; i < argc; ++i) {
-    if (i > 0) meta.command_line += ' ';
-    meta.command_line += argv[i];
-  }
+  meta.command_line = fmt::format("{}", fmt::join(argv, argv + argc, " "));
   meta.started_at = iso8601_utc_now();
 
   for (const auto& placement : ranks.rank_map) {

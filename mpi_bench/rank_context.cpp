@@ -19,33 +19,36 @@ constexpr int kNameField = MPI_MAX_PROCESSOR_NAME;
 constexpr int kDeviceField = 128;
 
 struct PackedPlacement {
-  int ints[5];  // local_rank, local_size, gpu, omp_threads, rank
+  int rank;
+  int local_rank;
+  int local_size;
+  int gpu;
+  int omp_threads;
   char node[kNameField];
   char device[kDeviceField];
 };
 
 PackedPlacement pack(const RankPlacement& p) {
-  PackedPlacement packed{};
-  packed.ints[0] = p.local_rank;
-  packed.ints[1] = p.local_size;
-  packed.ints[2] = p.gpu;
-  packed.ints[3] = p.omp_threads;
-  packed.ints[4] = p.rank;
+  PackedPlacement packed{
+      .rank = p.rank, .local_rank = p.local_rank, .local_size = p.local_size, .gpu = p.gpu,
+      .omp_threads = p.omp_threads, .node = {}, .device = {}};
   fmt::format_to_n(packed.node, kNameField - 1, "{}", p.node);
   fmt::format_to_n(packed.device, kDeviceField - 1, "{}", p.device);
   return packed;
 }
 
 RankPlacement unpack(const PackedPlacement& packed) {
-  RankPlacement p;
-  p.local_rank = packed.ints[0];
-  p.local_size = packed.ints[1];
-  p.gpu = packed.ints[2];
-  p.omp_threads = packed.ints[3];
-  p.rank = packed.ints[4];
-  p.node = packed.node;
-  p.device = packed.device;
-  return p;
+  return {.rank = packed.rank, .node = packed.node, .local_rank = packed.local_rank,
+          .local_size = packed.local_size, .gpu = packed.gpu, .device = packed.device,
+          .omp_threads = packed.omp_threads};
+}
+
+// Cores this process is allowed to run on (sched_getaffinity).
+int allowed_core_count() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+  return std::max(1, CPU_COUNT(&set));
 }
 
 }  // namespace
@@ -67,13 +70,6 @@ MpiSession::~MpiSession() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Finalize();
-}
-
-int allowed_core_count() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
-  return std::max(1, CPU_COUNT(&set));
 }
 
 RankContext bootstrap_ranks(MPI_Comm world, bool use_gpu) {

@@ -48,7 +48,4 @@ class MpiSession {
 // run on (unless OMP_NUM_THREADS says otherwise).
 RankContext bootstrap_ranks(MPI_Comm world, bool use_gpu);
 
-// Cores this process is allowed to run on (sched_getaffinity).
-int allowed_core_count();
-
 }  // namespace tpb
