@@ -3,33 +3,39 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "common/error.hpp"
+#include "common/read_file.hpp"
 
 namespace tpb {
 namespace {
 
 using nlohmann::json;
 
-// Reads fields of one config, naming the file and the field in every error.
+// Reads fields of one config (or of one object in it, whose fields are named
+// with `prefix`), naming the file and the field in every error.
 class FieldReader {
  public:
-  FieldReader(const json& object, std::string source) : object_(object), source_(std::move(source)) {}
+  FieldReader(const json& object, std::string source, std::string prefix = {})
+      : object_(object), source_(std::move(source)), prefix_(std::move(prefix)) {}
 
   [[noreturn]] void fail(const std::string& field, const std::string& problem) const {
-    throw UsageError(fmt::format("config {}: {}: {}", source_, field, problem));
+    throw UsageError(fmt::format("config {}: {}{}: {}", source_, prefix_, field, problem));
   }
 
   bool has(const std::string& field) const { return object_.contains(field) && !object_.at(field).is_null(); }
 
-  int positive_int(const std::string& field) const {
+  // A required field whose value `is_kind` accepts; else "expected {kind}, got ...".
+  const json& value(const std::string& field, bool (json::*is_kind)() const, const char* kind) const {
     if (!has(field)) fail(field, "missing (required)");
     const json& value = object_.at(field);
-    if (!value.is_number_integer()) fail(field, fmt::format("expected a whole number, got {}", value.dump()));
-    const long long number = value.get<long long>();
+    if (!(value.*is_kind)()) fail(field, fmt::format("expected {}, got {}", kind, value.dump()));
+    return value;
+  }
+
+  int positive_int(const std::string& field) const {
+    const long long number = value(field, &json::is_number_integer, "a whole number").get<long long>();
     if (number < 1 || number > (1LL << 30)) fail(field, fmt::format("expected a positive count, got {}", number));
     return static_cast<int>(number);
   }
@@ -38,35 +44,30 @@ class FieldReader {
     return has(field) ? positive_int(field) : fallback;
   }
 
+  double positive_number(const std::string& field) const {
+    const json& number = value(field, &json::is_number, "a number");
+    if (!(number.get<double>() > 0)) fail(field, fmt::format("expected a positive number, got {}", number.dump()));
+    return number.get<double>();
+  }
+
   double positive_number_or(const std::string& field, double fallback) const {
-    if (!has(field)) return fallback;
-    const json& value = object_.at(field);
-    if (!value.is_number()) fail(field, fmt::format("expected a number, got {}", value.dump()));
-    const double number = value.get<double>();
-    if (!(number > 0)) fail(field, fmt::format("expected a positive number, got {}", value.dump()));
-    return number;
+    return has(field) ? positive_number(field) : fallback;
   }
 
   bool boolean_or(const std::string& field, bool fallback) const {
-    if (!has(field)) return fallback;
-    const json& value = object_.at(field);
-    if (!value.is_boolean()) fail(field, fmt::format("expected true or false, got {}", value.dump()));
-    return value.get<bool>();
+    return has(field) ? value(field, &json::is_boolean, "true or false").get<bool>() : fallback;
   }
 
   std::string text(const std::string& field) const {
-    if (!has(field)) fail(field, "missing (required)");
-    const json& value = object_.at(field);
-    if (!value.is_string()) fail(field, fmt::format("expected a string, got {}", value.dump()));
-    return value.get<std::string>();
+    return value(field, &json::is_string, "a string").get<std::string>();
   }
 
-  const json& object() const { return object_; }
   const std::string& source() const { return source_; }
 
  private:
   const json& object_;
   std::string source_;
+  std::string prefix_;
 };
 
 bool is_moe_type(const std::string& model_type) { return model_type == "mixtral" || model_type == "qwen2_moe"; }
@@ -106,8 +107,8 @@ MoeConfig read_moe(const FieldReader& in, const std::string& model_type, int int
     if (const int step = in.positive_int_or("decoder_sparse_step", 1); step != 1)
       in.fail("decoder_sparse_step", fmt::format("only 1 (every layer sparse) is supported, got {}", step));
     if (in.has("mlp_only_layers")) {
-      const json& dense = in.object().at("mlp_only_layers");
-      if (!dense.is_array() || !dense.empty())
+      const json& dense = in.value("mlp_only_layers", &json::is_array, "an empty list (no dense layers)");
+      if (!dense.empty())
         in.fail("mlp_only_layers", fmt::format("only an empty list (no dense layers) is supported, got {}", dense.dump()));
     }
   }
@@ -121,24 +122,19 @@ MoeConfig read_moe(const FieldReader& in, const std::string& model_type, int int
 RopeScaling read_rope_scaling(const FieldReader& in) {
   RopeScaling scaling;
   if (!in.has("rope_scaling")) return scaling;
-  const json& object = in.object().at("rope_scaling");
-  if (!object.is_object()) in.fail("rope_scaling", fmt::format("expected an object or null, got {}", object.dump()));
-  const FieldReader rope(object, in.source());
+  const FieldReader rope(in.value("rope_scaling", &json::is_object, "an object or null"), in.source(), "rope_scaling.");
   // Older configs name the kind "type", newer ones "rope_type".
   const std::string kind = rope.has("rope_type") ? rope.text("rope_type") : rope.has("type") ? rope.text("type") : "";
   if (kind == "default") return scaling;
-  if (kind != "llama3")
-    in.fail("rope_scaling.rope_type", fmt::format("only 'llama3' (or 'default') is supported, got '{}'", kind));
+  if (kind != "llama3") rope.fail("rope_type", fmt::format("only 'llama3' (or 'default') is supported, got '{}'", kind));
   scaling.llama3 = true;
-  scaling.factor = rope.positive_number_or("factor", 0.0);
-  scaling.low_freq_factor = rope.positive_number_or("low_freq_factor", 0.0);
-  scaling.high_freq_factor = rope.positive_number_or("high_freq_factor", 0.0);
-  scaling.original_max_position_embeddings = rope.positive_number_or("original_max_position_embeddings", 0.0);
-  for (const char* field : {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"})
-    if (!rope.has(field)) in.fail(std::string("rope_scaling.") + field, "missing (required by rope_type llama3)");
+  scaling.factor = rope.positive_number("factor");
+  scaling.low_freq_factor = rope.positive_number("low_freq_factor");
+  scaling.high_freq_factor = rope.positive_number("high_freq_factor");
+  scaling.original_max_position_embeddings = rope.positive_number("original_max_position_embeddings");
   if (!(scaling.high_freq_factor > scaling.low_freq_factor))
-    in.fail("rope_scaling.high_freq_factor",
-            fmt::format("must exceed low_freq_factor ({}), got {}", scaling.low_freq_factor, scaling.high_freq_factor));
+    rope.fail("high_freq_factor",
+              fmt::format("must exceed low_freq_factor ({}), got {}", scaling.low_freq_factor, scaling.high_freq_factor));
   return scaling;
 }
 
@@ -195,11 +191,9 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
 }
 
 ModelConfig load_model_config(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw UsageError(fmt::format("--model: cannot read config file '{}'", path));
-  std::ostringstream text;
-  text << file.rdbuf();
-  return parse_model_config(text.str(), path);
+  const std::optional<std::string> text = read_file(path);
+  if (!text) throw UsageError(fmt::format("--model: cannot read config file '{}'", path));
+  return parse_model_config(*text, path);
 }
 
 ModelConfig with_layers(ModelConfig config, int layers) {
