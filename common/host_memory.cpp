@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/parse.hpp"
+#include "common/read_file.hpp"
 
 namespace tpb {
 namespace {
@@ -16,14 +17,6 @@ namespace fs = std::filesystem;
 // cgroup v1 writes "no limit" as PAGE_COUNTER_MAX pages (9223372036854771712
 // on 4 KiB pages); v2 writes "max". Anything this large is no limit.
 constexpr std::uint64_t kNoLimitFrom = 1ULL << 62;
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return {};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::vector<std::string> split(const std::string& text, char separator) {
   std::vector<std::string> parts;
@@ -52,17 +45,12 @@ std::string unescape_octal(const std::string& path) {
 
 // A limit file's value; nullopt for "max", the v1 no-limit value, or anything unreadable.
 std::optional<std::uint64_t> read_limit(const fs::path& file) {
-  std::istringstream in(read_text(file.string()));
+  std::istringstream in(read_file(file).value_or(""));
   std::string word;
-  if (!(in >> word) || word == "max") return std::nullopt;
-  try {
-    std::size_t used = 0;
-    const unsigned long long value = std::stoull(word, &used);
-    if (used != word.size() || value >= kNoLimitFrom) return std::nullopt;
-    return value;
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
+  if (!(in >> word)) return std::nullopt;
+  const std::optional<std::uint64_t> value = whole_number<std::uint64_t>(word);
+  if (!value || *value >= kNoLimitFrom) return std::nullopt;
+  return value;
 }
 
 struct CgroupMount {
@@ -155,8 +143,9 @@ std::optional<CgroupMemoryLimit> cgroup_memory_limit(const std::string& proc_sel
 
 HostMemory query_host_memory() {
   HostMemory memory;
-  memory.mem_available_bytes = parse_mem_available(read_text("/proc/meminfo"));
-  memory.cgroup_limit = cgroup_memory_limit(read_text("/proc/self/cgroup"), read_text("/proc/self/mountinfo"));
+  memory.mem_available_bytes = parse_mem_available(read_file("/proc/meminfo").value_or(""));
+  memory.cgroup_limit =
+      cgroup_memory_limit(read_file("/proc/self/cgroup").value_or(""), read_file("/proc/self/mountinfo").value_or(""));
   return memory;
 }
 

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <limits>
 
 #include "common/error.hpp"
@@ -13,14 +12,6 @@ namespace {
 
 [[noreturn]] void bad_value(std::string_view flag, std::string_view text, std::string_view expected) {
   throw UsageError(fmt::format("{}: invalid value '{}' ({})", flag, text, expected));
-}
-
-// Digits only: from_chars alone would accept a leading '-' and stop at junk.
-bool parse_unsigned(std::string_view digits, std::uint64_t& out) {
-  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return false;
-  const auto result = std::from_chars(digits.data(), digits.data() + digits.size(), out);
-  return result.ec == std::errc{} && result.ptr == digits.data() + digits.size();
 }
 
 }  // namespace
@@ -37,24 +28,16 @@ std::uint64_t parse_bytes(std::string_view flag, std::string_view text) {
     default: break;
   }
   if (scale != 1) digits.remove_suffix(1);
-  std::uint64_t value = 0;
-  if (!parse_unsigned(digits, value)) bad_value(flag, text, expected);
-  if (value > std::numeric_limits<std::uint64_t>::max() / scale) bad_value(flag, text, "too large");
-  return value * scale;
+  const std::optional<std::uint64_t> value = whole_number<std::uint64_t>(digits);
+  if (!value) bad_value(flag, text, expected);
+  if (*value > std::numeric_limits<std::uint64_t>::max() / scale) bad_value(flag, text, "too large");
+  return *value * scale;
 }
 
 long long parse_integer(std::string_view flag, std::string_view text, long long min_value) {
-  const std::string expected = fmt::format("expected a whole number >= {}", min_value);
-  std::string_view digits = text;
-  const bool negative = !digits.empty() && digits.front() == '-';
-  if (negative) digits.remove_prefix(1);
-  std::uint64_t magnitude = 0;
-  if (!parse_unsigned(digits, magnitude) ||
-      magnitude > static_cast<std::uint64_t>(std::numeric_limits<long long>::max()))
-    bad_value(flag, text, expected);
-  const long long value = negative ? -static_cast<long long>(magnitude) : static_cast<long long>(magnitude);
-  if (value < min_value) bad_value(flag, text, expected);
-  return value;
+  const std::optional<long long> value = whole_number<long long>(text);
+  if (!value || *value < min_value) bad_value(flag, text, fmt::format("expected a whole number >= {}", min_value));
+  return *value;
 }
 
 std::vector<int> parse_int_list(std::string_view flag, std::string_view text, int min_value) {
@@ -64,13 +47,11 @@ std::vector<int> parse_int_list(std::string_view flag, std::string_view text, in
   while (start <= text.size()) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
     const std::string_view item = text.substr(start, comma - start);
-    std::uint64_t value = 0;
-    if (!parse_unsigned(item, value) || value > static_cast<std::uint64_t>(std::numeric_limits<int>::max()) ||
-        static_cast<int>(value) < min_value)
-      bad_value(flag, text, expected);
-    if (std::find(values.begin(), values.end(), static_cast<int>(value)) != values.end())
-      bad_value(flag, text, fmt::format("{} is listed twice", value));
-    values.push_back(static_cast<int>(value));
+    const std::optional<int> value = whole_number<int>(item);
+    if (!value || *value < min_value) bad_value(flag, text, expected);
+    if (std::find(values.begin(), values.end(), *value) != values.end())
+      bad_value(flag, text, fmt::format("{} is listed twice", *value));
+    values.push_back(*value);
     start = comma + 1;
   }
   return values;

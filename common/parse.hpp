@@ -1,12 +1,24 @@
 #pragma once
 // Parsers for command-line values. Each throws tpb::UsageError with a one-line
 // message naming the flag, the bad value and what would be valid.
+#include <charconv>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace tpb {
+
+// `text` as one decimal number in T's range ("-" only for a signed T; no "+",
+// spaces or trailing characters); nullopt otherwise.
+template <typename T>
+std::optional<T> whole_number(std::string_view text) {
+  T value{};
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
 
 // "8", "64K", "16M", "1G" -> bytes. Suffixes are powers of 1024, as in nccl-tests.
 std::uint64_t parse_bytes(std::string_view flag, std::string_view text);

@@ -44,6 +44,14 @@ TEST(ParseIntList, SplitsAndValidates) {
   EXPECT_THROW(parse_int_list("--tp", "1,2,", 1), UsageError);
 }
 
+TEST(WholeNumber, TakesTheWholeTextAsOneDecimalNumber) {
+  EXPECT_EQ(whole_number<std::uint64_t>("18446744073709551615"), 18446744073709551615ull);
+  EXPECT_EQ(whole_number<long long>("-12"), -12);
+  for (const char* bad : {"", "-", "-1", "+1", " 1", "1 ", "1x", "0x10", "18446744073709551616"})
+    EXPECT_EQ(whole_number<std::uint64_t>(bad), std::nullopt) << "'" << bad << "'";
+  EXPECT_EQ(whole_number<int>("2147483648"), std::nullopt);
+}
+
 TEST(FormatBytes, UsesTheLargestExactUnit) {
   EXPECT_EQ(format_bytes(8), "8 B");
   EXPECT_EQ(format_bytes(65536), "64 KiB");
