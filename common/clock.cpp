@@ -1,16 +1,11 @@
 #include "common/clock.hpp"
 
+#include <fmt/chrono.h>
+
 #include <ctime>
 
 namespace tpb {
 
-std::string iso8601_utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
+std::string iso8601_utc_now() { return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr))); }
 
 }  // namespace tpb

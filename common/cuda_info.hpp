@@ -23,13 +23,10 @@ CudaInfo query_cuda_info();
 
 // One line for a failed CUDA runtime call: "CALL: cudaErrorName: the runtime's
 // message (error N, CUDA runtime 13.0, driver 12.4)", the driver "none" when
-// there is none. `status` is the cudaError_t the call returned.
+// there is none. `status` is the cudaError_t the call returned. CUDA builds only.
 std::string cuda_error_line(const std::string& call, int status);
 
 // Selects device `index` for this process (CUDA builds); no-op otherwise.
 void bind_cuda_device(int index);
-
-// Name of device `index`, "" when CUDA is absent.
-std::string cuda_device_name(int index);
 
 }  // namespace tpb

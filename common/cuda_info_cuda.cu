@@ -9,6 +9,12 @@ namespace {
 std::string version_string(int encoded) {  // 13000 -> "13.0"
   return fmt::format("{}.{}", encoded / 1000, (encoded % 1000) / 10);
 }
+
+std::string device_name(int index) {
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
+  return prop.name;
+}
 }  // namespace
 
 CudaInfo query_cuda_info() {
@@ -31,7 +37,7 @@ CudaInfo query_cuda_info() {
     info.device_error = cuda_error_line("cudaGetDeviceCount", counted);
   }
   info.device_count = count;
-  for (int i = 0; i < count; ++i) info.device_names.push_back(cuda_device_name(i));
+  for (int i = 0; i < count; ++i) info.device_names.push_back(device_name(i));
   return info;
 }
 
@@ -47,12 +53,6 @@ std::string cuda_error_line(const std::string& call, int status) {
       cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0 ? version_string(driver) : std::string("none");
   return fmt::format("{}: {}: {} (error {}, CUDA runtime {}, driver {})", call, cudaGetErrorName(error),
                      cudaGetErrorString(error), status, runtime_text, driver_text);
-}
-
-std::string cuda_device_name(int index) {
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
-  return prop.name;
 }
 
 }  // namespace tpb

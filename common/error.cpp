@@ -2,31 +2,27 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 namespace tpb {
 namespace {
 // Filled by the rank bootstrap; -1/"?" until then (e.g. errors before MPI_Init).
 int g_rank = -1;
 std::string g_host = "?";
-
-std::string basename_of(const std::string& path) {
-  const auto slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 }  // namespace
 
 Error::Error(std::string library, long long code, std::string message, std::string file, int line)
     : std::runtime_error(message),
       library_(std::move(library)),
       code_(code),
-      message_(std::move(message)),
-      file_(basename_of(file)),
+      file_(std::filesystem::path(file).filename().string()),
       line_(line),
       rank_(g_rank),
       host_(g_host) {}
 
 std::string Error::one_line() const {
   std::string where = file_.empty() ? std::string{} : fmt::format(" at {}:{}", file_, line_);
-  return fmt::format("tpbench: error: [rank {} on {}] {} {}: {}{}", rank_, host_, library_, code_, message_, where);
+  return fmt::format("tpbench: error: [rank {} on {}] {} {}: {}{}", rank_, host_, library_, code_, what(), where);
 }
 
 void set_error_context(int rank, const std::string& host) {

@@ -18,16 +18,14 @@ class Error : public std::runtime_error {
 
   const std::string& library() const { return library_; }
   long long code() const { return code_; }
-  const std::string& message() const { return message_; }
+  std::string message() const { return what(); }
   int rank() const { return rank_; }
-  const std::string& host() const { return host_; }
   // "tpbench: error: [rank 3 on node7] NCCL 2 (unhandled system error) at file.cu:42"
   std::string one_line() const;
 
  private:
   std::string library_;
   long long code_;
-  std::string message_;
   std::string file_;
   int line_;
   int rank_;

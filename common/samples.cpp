@@ -26,16 +26,6 @@ double median(std::span<const double> sample) {
   return sorted[middle - 1] + 0.5 * (sorted[middle] - sorted[middle - 1]);
 }
 
-std::vector<double> slowest_rank_per_iteration(std::span<const double> values, std::size_t ranks) {
-  require_rows(values, ranks);
-  std::vector<double> slowest;
-  slowest.reserve(values.size() / ranks);
-  for (std::size_t row = 0; row < values.size(); row += ranks)
-    slowest.push_back(*std::max_element(values.begin() + static_cast<std::ptrdiff_t>(row),
-                                        values.begin() + static_cast<std::ptrdiff_t>(row + ranks)));
-  return slowest;
-}
-
 std::vector<double> slowest_rank_of_each_group(std::span<const double> values, std::size_t ranks,
                                                std::size_t group_size) {
   require_rows(values, ranks);
@@ -48,6 +38,11 @@ std::vector<double> slowest_rank_of_each_group(std::span<const double> values, s
     slowest.push_back(*std::max_element(group.begin(), group.end()));
   }
   return slowest;
+}
+
+// The whole row is one group.
+std::vector<double> slowest_rank_per_iteration(std::span<const double> values, std::size_t ranks) {
+  return slowest_rank_of_each_group(values, ranks, ranks);
 }
 
 std::vector<double> select_columns(std::span<const double> values, std::size_t ranks, std::size_t first,
