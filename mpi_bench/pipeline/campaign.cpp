@@ -5,10 +5,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "common/error.hpp"
 #include "common/parse.hpp"
-#include "common/read_file.hpp"
+#include "mpi_bench/pipeline/stages.hpp"
 #include "predictor/sha256.hpp"
 #include "tp_decoder/model_config.hpp"
 
@@ -19,11 +20,12 @@ namespace fs = std::filesystem;
 
 constexpr const char* kCampaignJson = "campaign.json";
 
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw UsageError(fmt::format("campaign: cannot write '{}'", path.string()));
+std::optional<std::string> read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace
@@ -69,12 +71,7 @@ SealedCampaign seal_campaign(const std::string& dir, const CampaignDesign& desig
                                      "first launch, in a new directory",
                                      dir, entry.path().filename().string()));
   fs::create_directories(root);
-  SealedCampaign sealed{dir, design, ""};
-  const std::string text = campaign_design_json(design);
-  sealed.sha256 = sha256_hex(text);
-  write_file(root / kCampaignJson, text);
-  write_file(root / (std::string(kCampaignJson) + ".sha256"), sealed.sha256 + "  campaign.json\n");
-  return sealed;
+  return {dir, design, write_sealed_text(dir, kCampaignJson, campaign_design_json(design), "campaign init")};
 }
 
 SealedCampaign read_sealed_campaign(const std::string& dir) {

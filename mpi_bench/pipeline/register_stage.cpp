@@ -47,7 +47,7 @@ void plan_design_rounds(const H5File& file, const Registration& r, RoundsDesign&
 
 }  // namespace
 
-void write_text_file(const std::string& path, const std::string& text) {
+void write_text_file(const std::string& path, const std::string& text, std::string_view option) {
   const std::string temporary = fmt::format("{}.tmp.{}", path, ::getpid());
   std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
   out << text;
@@ -56,15 +56,16 @@ void write_text_file(const std::string& path, const std::string& text) {
   if (out) std::filesystem::rename(temporary, path, error);
   if (!out || error) {
     std::filesystem::remove(temporary, error);
-    throw UsageError(fmt::format("-o: cannot write '{}'", path));
+    throw UsageError(fmt::format("{}: cannot write '{}'", option, path));
   }
 }
 
-std::string write_sealed_text(const std::string& dir, const std::string& name, const std::string& text) {
+std::string write_sealed_text(const std::string& dir, const std::string& name, const std::string& text,
+                              std::string_view option) {
   const std::string sha256 = sha256_hex(text);
   const std::string path = (std::filesystem::path(dir) / name).string();
-  write_text_file(path, text);
-  write_text_file(path + ".sha256", fmt::format("{}  {}\n", sha256, name));
+  write_text_file(path, text, option);
+  write_text_file(path + ".sha256", fmt::format("{}  {}\n", sha256, name), option);
   return sha256;
 }
 

@@ -48,12 +48,14 @@ PreregRecord register_stage(H5File& file, double kill_switch_pct, const std::str
 std::string planned_rounds_line(const PreregRecord& record);
 
 // Writes `text` to `path` whole, through a temporary file beside it: a reader
-// of PATH never sees half of it. UsageError "-o: cannot write 'PATH'" when it cannot.
-void write_text_file(const std::string& path, const std::string& text);
+// of PATH never sees half of it. UsageError "OPTION: cannot write 'PATH'"
+// (`option`: what named the place) when it cannot.
+void write_text_file(const std::string& path, const std::string& text, std::string_view option = "-o");
 
 // `text` sealed in `dir`: written to NAME and its SHA-256 to NAME.sha256
 // (sha256sum -c format). Returns the digest.
-std::string write_sealed_text(const std::string& dir, const std::string& name, const std::string& text);
+std::string write_sealed_text(const std::string& dir, const std::string& name, const std::string& text,
+                              std::string_view option = "-o");
 
 // Collective. Refuses (UsageError on every rank) without an intact
 // registration; stamps /step with the registration hash and its start time
