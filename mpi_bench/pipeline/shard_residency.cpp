@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -13,39 +14,58 @@
 
 namespace tpb {
 
-ShardKey shard_of(const RoundCondition& c) {
-  // At TP-1 the replay shard and every rank's own shard are the whole model.
-  return {c.k, c.kind == RoundKind::replay && c.k > 1};
-}
+namespace {
 
-std::string ShardResidency::description() const {
-  if (!every_shard_cached) return "blocks A-B-B-A";
-  return keep_point_states ? "every shard and point state cached" : "every shard cached";
-}
+// The weight cache a condition draws.
+ShardCacheKey shard_of(const RoundCondition& c) { return shard_cache_key(c.k, c.kind == RoundKind::replay); }
 
+// This rank's bytes with every shard `conditions` draw cached, each shard's
+// weights taking `shard_bytes(k)`, plus the largest point's other terms
+// `other_bytes`.
 std::int64_t bytes_with_every_shard(const std::vector<RoundCondition>& conditions,
                                     const std::function<std::int64_t(int k)>& shard_bytes, std::int64_t other_bytes) {
-  std::set<ShardKey> shards;
+  std::set<ShardCacheKey> shards;
   for (const RoundCondition& c : conditions) shards.insert(shard_of(c));
   std::int64_t bytes = other_bytes;
-  for (const ShardKey& shard : shards) bytes += shard_bytes(shard.first);
+  for (const ShardCacheKey& shard : shards) bytes += shard_bytes(shard.first);
   return bytes;
 }
 
+// The bytes of every decode state `conditions` visit, one per shard and
+// (b, c) (a TP-k step and its --no-comm ablation share one), each taking
+// `state_bytes(k, b, c)`.
 std::int64_t bytes_of_every_state(const std::vector<RoundCondition>& conditions,
                                   const std::function<std::int64_t(int k, int batch, int context)>& state_bytes) {
-  std::set<std::tuple<ShardKey, int, int>> points;
+  std::set<std::tuple<ShardCacheKey, int, int>> points;
   for (const RoundCondition& c : conditions) points.insert({shard_of(c), c.batch, c.context});
   std::int64_t bytes = 0;
   for (const auto& [shard, batch, context] : points) bytes += state_bytes(shard.first, batch, context);
   return bytes;
 }
 
+// The bytes one shard's weight tensors take in the backend's weight
+// reservation: `weight_bytes` plus each tensor's rounding up to 64 bytes (a
+// bound on the tensors of a shard of `config`).
+std::int64_t reserved_shard_bytes(const ModelConfig& config, std::int64_t weight_bytes) {
+  // embedding, final norm, LM head, RoPE table; per layer two norms, Q|K|V,
+  // its bias, O, gate|up, down, router, shared gate, and two per expert
+  // (the shared one included).
+  const std::int64_t tensors = 4 + std::int64_t{config.num_layers} * (9 + 2 * (config.moe.num_experts + 1));
+  return weight_bytes + 64 * tensors;
+}
+
+}  // namespace
+
+std::string ShardResidency::description() const {
+  if (!every_shard_cached) return "blocks A-B-B-A";
+  return keep_point_states ? "every shard and point state cached" : "every shard cached";
+}
+
 ShardResidency shard_residency(const std::vector<RoundCondition>& conditions, bool every_shard_cached) {
   ShardResidency out;
   out.every_shard_cached = every_shard_cached;
   if (every_shard_cached) return out;
-  std::map<ShardKey, std::size_t> blocks;
+  std::map<ShardCacheKey, std::size_t> blocks;
   for (const RoundCondition& c : conditions) blocks.emplace(shard_of(c), 0);
   std::size_t next = 0;
   for (auto& entry : blocks) entry.second = next++;
@@ -80,14 +100,6 @@ ShardResidency plan_shard_residency(const StudyRuntime& rt, const std::vector<Ro
   residency.keep_point_states = fits[0] == 1 && fits[1] == 1;
   residency.bytes_every_state = with_states;
   return residency;
-}
-
-std::int64_t reserved_shard_bytes(const ModelConfig& config, std::int64_t weight_bytes) {
-  // embedding, final norm, LM head, RoPE table; per layer two norms, Q|K|V,
-  // its bias, O, gate|up, down, router, shared gate, and two per expert
-  // (the shared one included).
-  const std::int64_t tensors = 4 + std::int64_t{config.num_layers} * (9 + 2 * (config.moe.num_experts + 1));
-  return weight_bytes + 64 * tensors;
 }
 
 void reserve_study_weights(StudyRuntime& rt) {
@@ -140,7 +152,7 @@ std::vector<std::vector<std::size_t>> residency_visit_orders(const ShardResidenc
 
 void release_unplanned_shards(StudyRuntime& rt, const ShardResidency& residency,
                               const std::vector<RoundCondition>& conditions, const RoundCondition& next) {
-  std::set<ShardKey> kept;
+  std::set<ShardCacheKey> kept;
   if (residency.every_shard_cached)
     for (const RoundCondition& c : conditions) kept.insert(shard_of(c));
   else

@@ -7,20 +7,13 @@
 // in time reaches every block alike.
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "mpi_bench/pipeline/study_runtime.hpp"
 #include "results/round_records.hpp"
 
 namespace tpb {
-
-// The weight cache a condition draws: (TP degree, whether it is rank 0's
-// replay shard), as shard_cache_for() keys it.
-using ShardKey = std::pair<int, bool>;
-ShardKey shard_of(const RoundCondition& condition);
 
 struct ShardResidency {
   bool every_shard_cached = true;
@@ -30,22 +23,10 @@ struct ShardResidency {
   // otherwise each visit builds its state and releases it.
   bool keep_point_states = false;
   std::int64_t bytes_every_state = 0;  // this rank, every shard and every point's state cached
-  std::vector<std::size_t> block_of;   // per condition, with blocks only: blocks numbered in ShardKey order
+  std::vector<std::size_t> block_of;   // per condition, with blocks only: blocks numbered in ShardCacheKey order
   // "every shard and point state cached", "every shard cached" or "blocks A-B-B-A"
   std::string description() const;
 };
-
-// Pure: this rank's bytes with every shard `conditions` draw cached, each
-// shard's weights taking `shard_bytes(k)`, plus the largest point's other
-// terms `other_bytes`.
-std::int64_t bytes_with_every_shard(const std::vector<RoundCondition>& conditions,
-                                    const std::function<std::int64_t(int k)>& shard_bytes, std::int64_t other_bytes);
-
-// Pure: the bytes of every decode state `conditions` visit, one per shard and
-// (b, c) (a TP-k step and its --no-comm ablation share one), each taking
-// `state_bytes(k, b, c)`.
-std::int64_t bytes_of_every_state(const std::vector<RoundCondition>& conditions,
-                                  const std::function<std::int64_t(int k, int batch, int context)>& state_bytes);
 
 // Pure: the residency of `conditions`, in blocks unless every shard is cached.
 ShardResidency shard_residency(const std::vector<RoundCondition>& conditions, bool every_shard_cached);
@@ -71,11 +52,6 @@ std::vector<std::vector<std::size_t>> residency_visit_orders(const ShardResidenc
 // residency keeps them, so a rank never holds more than planned.
 void release_unplanned_shards(StudyRuntime& runtime, const ShardResidency& residency,
                               const std::vector<RoundCondition>& conditions, const RoundCondition& next);
-
-// Pure: the bytes one shard's weight tensors take in the backend's weight
-// reservation: `weight_bytes` plus each tensor's rounding up to 64 bytes (a
-// bound on the tensors of a shard of `config`).
-std::int64_t reserved_shard_bytes(const ModelConfig& config, std::int64_t weight_bytes);
 
 // Collective, once per study process: sets aside on the backend the weights
 // of every shard the study's calibration and measurement draw, when every

@@ -67,9 +67,10 @@ StudyDeclaration declaration_from_json(const nlohmann::ordered_json& j) {
 
 }  // namespace
 
+ShardCacheKey shard_cache_key(int point_tp, bool replay) { return {point_tp, replay && point_tp > 1}; }
+
 ShardCache& shard_cache_for(StudyRuntime& rt, int point_tp, bool replay) {
-  // At TP-1 the replay shard and every rank's own shard are the whole model.
-  return rt.shards[{point_tp, replay && point_tp > 1}];
+  return rt.shards[shard_cache_key(point_tp, replay)];
 }
 
 MemorySetup study_memory_setup(const StudyDeclaration& d) {

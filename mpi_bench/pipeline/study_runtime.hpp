@@ -37,6 +37,12 @@ struct StudyDeclaration : GridChoice {
   DecisionDeclaration decision;  // --tpot-slo, --predict-tp
 };
 
+// The key of a shard's cache: its TP degree, and whether it is rank 0's
+// replay shard of TP-k (at TP-1 the replay shard and every rank's own shard
+// are the whole model: one cache).
+using ShardCacheKey = std::pair<int, bool>;
+ShardCacheKey shard_cache_key(int point_tp, bool replay);
+
 // One shard's weights and the decode states of the points visited on it.
 struct ShardCache {
   WeightCache weights;
@@ -53,7 +59,7 @@ struct StudyRuntime {
   // replay shard), so that rounds interleave conditions without redrawing
   // weights, and, where the phase's residency keeps them, without rebuilding
   // their points' decode states. Declared after backend: released before it.
-  std::map<std::pair<int, bool>, ShardCache> shards;
+  std::map<ShardCacheKey, ShardCache> shards;
   MemoryPlan memory;    // the pre-allocation check this rank passed
 };
 
