@@ -10,8 +10,8 @@
 #include "collectives/node_check.hpp"
 #include "common/error.hpp"
 #include "mpi_bench/collective_validation.hpp"
+#include "mpi_bench/pipeline/calibrated_cell.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
-#include "predictor/piecewise_fit.hpp"
 #include "results/ablation_file.hpp"
 #include "results/layout.hpp"
 
@@ -29,10 +29,10 @@ Registration ablation_registration(const H5File& file, const std::string& root, 
   for (CellInputs cell : r.calibration) {
     const int k = cell.inputs.k;
     if (std::find(degrees.begin(), degrees.end(), k) == degrees.end()) continue;
-    const SweepMedians ar = read_sweep_medians(file, SweepRoot::all_reduce, k, root);
-    const SweepMedians ag = read_sweep_medians(file, SweepRoot::all_gather, k, root);
-    cell.inputs.t_ar_sweep_us = fit_piecewise(ar.bytes, ar.time_us).predict_us(static_cast<double>(cell.ar_bytes));
-    cell.inputs.t_ag_sweep_us = fit_piecewise(ag.bytes, ag.time_us).predict_us(static_cast<double>(cell.ag_bytes));
+    cell.inputs.t_ar_sweep_us =
+        sweep_fit(file, SweepRoot::all_reduce, k, root).predict_us(static_cast<double>(cell.ar_bytes));
+    cell.inputs.t_ag_sweep_us =
+        sweep_fit(file, SweepRoot::all_gather, k, root).predict_us(static_cast<double>(cell.ag_bytes));
     cells.push_back(cell);
   }
   r.calibration = cells;
@@ -108,9 +108,7 @@ void ablation_stage(StudyRuntime& rt, ResultsFile* file, CollectiveKind collecti
     write_measurement_stamp(file->h5(), {record.sha256, utc_timestamp_us()}, root);
   });
 
-  StepOptions options;
-  options.warmup = d.warmup_iters;
-  options.iters = d.iters;
+  const StepOptions options{.warmup = d.warmup_iters, .iters = d.iters};
   for (int k : degrees) {
     const std::unique_ptr<Communicator> group = split_into_tp_groups(*world, k);
     for (int b : d.grid.batch)

@@ -81,9 +81,7 @@ void calibrate_step_terms(StudyRuntime& rt, ResultsFile* file) {
       residency_visit_orders(residency, conditions.size(), rounds, d.bootstrap_seed);
   TpGroups groups;
   groups[1] = split_into_tp_groups(*rt.world, 1);
-  StepOptions options;
-  options.warmup = d.warmup_iters;
-  options.iters = d.iters;
+  const StepOptions options{.warmup = d.warmup_iters, .iters = d.iters};
   RoundRecords records = start_round_records(RoundsPhase::calibrate, conditions, residency, d.bootstrap_seed,
                                              d.iters, rt.ranks.size);
   std::vector<GatheredPoint> points(conditions.size());

@@ -6,8 +6,8 @@
 
 namespace tpb {
 
-PiecewiseFit sweep_fit(const H5File& file, SweepRoot root, int k) {
-  const SweepMedians sweep = read_sweep_medians(file, root, k);
+PiecewiseFit sweep_fit(const H5File& file, SweepRoot root, int k, std::string_view under) {
+  const SweepMedians sweep = read_sweep_medians(file, root, k, under);
   return fit_piecewise(sweep.bytes, sweep.time_us);
 }
 

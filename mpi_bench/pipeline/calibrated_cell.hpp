@@ -3,6 +3,7 @@
 // puts into predictions.json for a measured degree, and what the modelled
 // degrees (--predict-tp) are predicted from.
 #include <functional>
+#include <string_view>
 
 #include "predictor/piecewise_fit.hpp"
 #include "predictor/registration.hpp"
@@ -12,8 +13,9 @@
 namespace tpb {
 
 // The piecewise latency-bandwidth fit of the calibration sweep's
-// slowest-rank medians of `root` at degree k: what a collective term is read from.
-PiecewiseFit sweep_fit(const H5File& file, SweepRoot root, int k);
+// slowest-rank medians of `root` at degree k (below `under`, an ablation
+// root, when given): what a collective term is read from.
+PiecewiseFit sweep_fit(const H5File& file, SweepRoot root, int k, std::string_view under = {});
 
 // The standalone time of one collective call of `bytes` at the cell's degree.
 using CollectiveTermUs = std::function<double(SweepRoot root, double bytes)>;

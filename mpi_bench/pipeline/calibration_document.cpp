@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "common/samples.hpp"
 #include "mpi_bench/pipeline/calibrated_cell.hpp"
+#include "mpi_bench/pipeline/study_runtime.hpp"
 #include "results/decision_file.hpp"
 #include "results/environment_file.hpp"
 #include "results/probe_file.hpp"
@@ -57,9 +58,8 @@ void require_calibrated(const H5File& file, const CalibratedStudyFile& s) {
       for (int k : s.grid.tp) needed.push_back(step_point_path(StepRoot::replay, k, b, c));
       for (int k : s.predict_tp) needed.push_back(step_point_path(StepRoot::replay, k, b, c));
     }
-  for (int k : s.grid.tp)
-    if (k > 1)
-      for (SweepRoot root : {SweepRoot::all_reduce, SweepRoot::all_gather}) needed.push_back(sweep_group_path(root, k));
+  for (int k : collective_degrees(s.grid.tp))
+    for (SweepRoot root : {SweepRoot::all_reduce, SweepRoot::all_gather}) needed.push_back(sweep_group_path(root, k));
   for (const std::string& path : needed)
     if (!file.exists(path))
       throw UsageError(fmt::format("FILE: '{}' is not calibrated yet (no {}): run or finish 'mpi_bench calibrate'",
@@ -226,9 +226,8 @@ nlohmann::ordered_json calibration_document(const H5File& file) {
   const CalibratedStudyFile s = read_calibrated_study_file(file);
   H5Handle meta = file.open_object(kMetaGroup);
   json sweeps = json::array();
-  for (int k : s.grid.tp)
-    if (k > 1)
-      for (SweepRoot root : {SweepRoot::all_reduce, SweepRoot::all_gather}) sweeps.push_back(sweep_fits(file, root, k));
+  for (int k : collective_degrees(s.grid.tp))
+    for (SweepRoot root : {SweepRoot::all_reduce, SweepRoot::all_gather}) sweeps.push_back(sweep_fits(file, root, k));
   std::set<int> degrees(s.grid.tp.begin(), s.grid.tp.end());
   degrees.insert(s.predict_tp.begin(), s.predict_tp.end());
   json cells = json::array();

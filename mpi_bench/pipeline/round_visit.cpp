@@ -9,16 +9,10 @@ namespace {
 
 GatheredPoint run_condition(StudyRuntime& rt, TpGroups& groups, const RoundCondition& c, const StepOptions& options,
                             InSituCollectives in_situ, PointState state) {
-  StepOptions no_comm = options;
-  no_comm.no_comm = true;
-  const StepPoint point{c.k, c.batch, c.context};
-  switch (c.kind) {
-    case RoundKind::step: return run_point_everywhere(rt, groups.at(c.k).get(), point, options, in_situ, state);
-    case RoundKind::step_nocomm:
-      return run_point_everywhere(rt, groups.at(c.k).get(), point, no_comm, in_situ, state);
-    case RoundKind::replay: break;
-  }
-  return run_point_everywhere(rt, nullptr, point, options, in_situ, state);
+  StepOptions condition_options = options;
+  condition_options.no_comm = c.kind == RoundKind::step_nocomm;
+  Communicator* group = c.kind == RoundKind::replay ? nullptr : groups.at(c.k).get();  // a replay runs on every rank
+  return run_point_everywhere(rt, group, {c.k, c.batch, c.context}, condition_options, in_situ, state);
 }
 
 void append(std::vector<double>& to, const std::vector<double>& values) {

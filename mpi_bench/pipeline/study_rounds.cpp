@@ -97,9 +97,7 @@ void run_study_rounds(StudyRuntime& rt, ResultsFile* file, const Registration* r
       residency_visit_orders(residency, conditions.size(), max_rounds, seed);
   TpGroups groups;
   for (int k : round_group_degrees(d.grid.tp)) groups[k] = split_into_tp_groups(*rt.world, k);
-  StepOptions options;
-  options.warmup = d.warmup_iters;
-  options.iters = d.iters;
+  const StepOptions options{.warmup = d.warmup_iters, .iters = d.iters};
 
   RoundRecords records = start_round_records(RoundsPhase::measure, conditions, residency, seed, d.iters, ranks);
   if (ranks >= 2) measure_ranks_alone(rt, file, groups, conditions, residency, options);

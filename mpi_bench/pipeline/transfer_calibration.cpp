@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <optional>
 
 #include "common/choices.hpp"
@@ -62,9 +63,8 @@ std::vector<std::pair<std::string, double>> priced_phases(const PhaseCostFit& fi
 }
 
 double summed_us(const std::vector<std::pair<std::string, double>>& phases) {
-  double sum = 0;
-  for (const auto& [phase, us] : phases) sum += us;
-  return sum;
+  return std::accumulate(phases.begin(), phases.end(), 0.0,
+                         [](double sum, const auto& phase) { return sum + phase.second; });
 }
 
 // A mixture-of-experts cell's counts: the recorded mean over layers, and the
@@ -82,8 +82,7 @@ TransferCell::Experts modelled_experts(const ModelConfig& config, int batch, con
   const int above = std::min(below + 1, most);
   const double low_us = summed_us(price(std::vector<int>(recorded.size(), below)));
   const double high_us = summed_us(price(std::vector<int>(recorded.size(), above)));
-  double recorded_sum = 0;
-  for (int n : recorded) recorded_sum += n;
+  const double recorded_sum = std::accumulate(recorded.begin(), recorded.end(), 0.0);
   return {recorded_sum / static_cast<double>(recorded.size()), modelled,
           low_us + (high_us - low_us) * (modelled - below)};
 }
