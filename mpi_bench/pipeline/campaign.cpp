@@ -4,11 +4,10 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "common/error.hpp"
 #include "common/parse.hpp"
+#include "common/read_file.hpp"
 #include "mpi_bench/pipeline/stages.hpp"
 #include "predictor/sha256.hpp"
 #include "tp_decoder/model_config.hpp"
@@ -19,14 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kCampaignJson = "campaign.json";
-
-std::optional<std::string> read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 }  // namespace
 
