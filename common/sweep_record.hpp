@@ -19,13 +19,6 @@ struct PointSummary {
   double busbw_GBps = 0.0;   // algbw * the collective's bus factor
 };
 
-// One field of every summary, in order (a dataset column, the fits' input).
-inline std::vector<double> summary_column(const std::vector<PointSummary>& summaries, double PointSummary::*field) {
-  std::vector<double> values;
-  for (const PointSummary& summary : summaries) values.push_back(summary.*field);
-  return values;
-}
-
 // What was swept and how: the same for one group's sweep and a TP degree's.
 struct SweepHeader {
   std::string operation;  // spec name: "all_reduce", "all_gather"

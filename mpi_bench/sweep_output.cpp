@@ -2,12 +2,14 @@
 
 #include <cstdlib>
 
+#include "results/stored_lists.hpp"
+
 namespace tpb {
 
 std::optional<SweepFits> fit_sweep(const TpSweep& tp) {
   if (tp.bytes.size() < 2) return std::nullopt;
   const std::vector<double> bytes(tp.bytes.begin(), tp.bytes.end());
-  const std::vector<double> time_us = summary_column(tp.out_of_place, &PointSummary::time_us);
+  const std::vector<double> time_us = member_column(tp.out_of_place, &PointSummary::time_us);
   return SweepFits{fit_latency_bandwidth(bytes, time_us), fit_piecewise(bytes, time_us)};
 }
 

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "results/stored_lists.hpp"
+
 namespace tpb {
 namespace {
 
@@ -29,12 +31,12 @@ void write_sweep_group(H5File& file, SweepRoot root, const TpSweep& tp,
   file.write_dataset(path + "/count", as_int64(tp.counts), {n_sizes});
   file.write_dataset(path + "/time_us", tp.time_us, {n_sizes, iters, ranks});
   file.write_dataset(path + "/time_inplace_us", tp.time_inplace_us, {n_sizes, iters, ranks});
-  file.write_dataset(path + "/time_median_us", summary_column(tp.out_of_place, &PointSummary::time_us), {n_sizes});
-  file.write_dataset(path + "/time_inplace_median_us", summary_column(tp.in_place, &PointSummary::time_us), {n_sizes});
-  file.write_dataset(path + "/algbw_GBps", summary_column(tp.out_of_place, &PointSummary::algbw_GBps), {n_sizes});
-  file.write_dataset(path + "/busbw_GBps", summary_column(tp.out_of_place, &PointSummary::busbw_GBps), {n_sizes});
-  file.write_dataset(path + "/algbw_inplace_GBps", summary_column(tp.in_place, &PointSummary::algbw_GBps), {n_sizes});
-  file.write_dataset(path + "/busbw_inplace_GBps", summary_column(tp.in_place, &PointSummary::busbw_GBps), {n_sizes});
+  file.write_dataset(path + "/time_median_us", member_column(tp.out_of_place, &PointSummary::time_us), {n_sizes});
+  file.write_dataset(path + "/time_inplace_median_us", member_column(tp.in_place, &PointSummary::time_us), {n_sizes});
+  file.write_dataset(path + "/algbw_GBps", member_column(tp.out_of_place, &PointSummary::algbw_GBps), {n_sizes});
+  file.write_dataset(path + "/busbw_GBps", member_column(tp.out_of_place, &PointSummary::busbw_GBps), {n_sizes});
+  file.write_dataset(path + "/algbw_inplace_GBps", member_column(tp.in_place, &PointSummary::algbw_GBps), {n_sizes});
+  file.write_dataset(path + "/busbw_inplace_GBps", member_column(tp.in_place, &PointSummary::busbw_GBps), {n_sizes});
   file.write_dataset(path + "/wrong", tp.wrong, {n_sizes});
   file.write_dataset(path + "/wrong_inplace", tp.wrong_inplace, {n_sizes});
   file.write_dataset(path + "/wrong_per_rank", tp.wrong_per_rank, {n_sizes, ranks});
