@@ -156,7 +156,7 @@ slurm_metadata=(--attr "slurm_job_nodelist=tpb-host[0-1]" --attr slurm_job_num_n
 
 # Slurm's srun starts the ranks (PMIx).
 job=$(TPB_MODEL="$src/tp_decoder/configs/tiny-llama.json" TPB_TP=1,2,4 TPB_BATCH=1 TPB_CONTEXT=16 \
-      TPB_RUN_ARGS="-n 5 -w 1 --sweep-iters 5" \
+      TPB_RUN_ARGS="-n 5 -w 1 --sweep-iters 5 --rounds 10" \
       ip netns exec "${namespaces[0]}" sbatch --parsable --wait "${two_node_job[@]}" "$src/jobs/slurm/study-multinode.sbatch")
 check "$work/out/$job/study.h5" --complete 1 --nodes 2 --tp-within-nodes 1,2 --attr "slurm_job_id=$job" \
   "${slurm_metadata[@]}"
